@@ -1,0 +1,93 @@
+#pragma once
+// One exception root for everything rowpump throws. Each error knows the process exit code it maps to
+// (DESIGN, "Errors, exit codes, logs") and whether retrying the same operation may succeed.
+#include <stdexcept>
+#include <string>
+
+namespace rowpump {
+
+enum class ExitCode : int {
+    done = 0,
+    failure = 1,      // anything else: a server error, a bug, an I/O failure
+    bad_input = 2,    // bad usage, config or input; nothing was written
+    interrupted = 3,  // stopped by a signal; the work can be resumed
+};
+
+class Error : public std::runtime_error {
+public:
+    explicit Error(const std::string& message) : std::runtime_error(message) {}
+    virtual ExitCode exit_code() const noexcept { return ExitCode::failure; }
+    // True when the same operation may succeed if tried again (lost connection, deadlock, ...).
+    virtual bool is_transient() const noexcept { return false; }
+};
+
+// The user asked for something that cannot be done: unknown table, malformed URL, bad flag value.
+class UsageError : public Error {
+public:
+    using Error::Error;
+    ExitCode exit_code() const noexcept override { return ExitCode::bad_input; }
+};
+
+// A configuration file is wrong; line and column are 1-based, 0 when unknown.
+class ConfigError : public UsageError {
+public:
+    ConfigError(std::string file, int line, int column, const std::string& what);
+    const std::string& file() const noexcept { return file_; }
+    int line() const noexcept { return line_; }
+    int column() const noexcept { return column_; }
+
+private:
+    std::string file_;
+    int line_;
+    int column_;
+};
+
+// An error reported by the MySQL/MariaDB server or its client library.
+class DbError : public Error {
+public:
+    DbError(const std::string& message, int code, std::string sqlstate, std::string query);
+    int code() const noexcept { return code_; }
+    const std::string& sqlstate() const noexcept { return sqlstate_; }
+    const std::string& query() const noexcept { return query_; }
+    // 2006/2013 (gone away, lost), 1205 (lock wait timeout), 1213 (deadlock), 2002/2003 (refused).
+    bool is_transient() const noexcept override;
+
+private:
+    int code_;
+    std::string sqlstate_;
+    std::string query_;
+};
+
+// The connection is dead: the statement may or may not have run. Reconnect and resume from a known key.
+class ConnectionLost : public DbError {
+public:
+    using DbError::DbError;
+    bool is_transient() const noexcept override { return true; }
+};
+
+// The server refused who we are (wrong password, unknown database): retrying will not help.
+class AccessDenied : public DbError {
+public:
+    using DbError::DbError;
+    ExitCode exit_code() const noexcept override { return ExitCode::bad_input; }
+    bool is_transient() const noexcept override { return false; }
+};
+
+// A queue (Redis or MySQL table) cannot be used: unreachable, wrong shape, refused a write.
+class QueueError : public Error {
+public:
+    QueueError(const std::string& message, bool transient) : Error(message), transient_(transient) {}
+    bool is_transient() const noexcept override { return transient_; }
+
+private:
+    bool transient_;
+};
+
+// A stop was requested (SIGINT/SIGTERM) and the work stopped at a clean point.
+class Interrupted : public Error {
+public:
+    using Error::Error;
+    ExitCode exit_code() const noexcept override { return ExitCode::interrupted; }
+};
+
+}  // namespace rowpump

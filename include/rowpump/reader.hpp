@@ -1,0 +1,92 @@
+#pragma once
+// Where a page is read: deep pagination without OFFSET. Plan once (introspection and validation, no
+// rows read), then let one PageReader per worker walk its key range a page at a time.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rowpump/key.hpp"
+#include "rowpump/options.hpp"
+#include "rowpump/page.hpp"
+#include "rowpump/table.hpp"
+
+namespace rowpump {
+
+enum class PagingStrategy {
+    keyset,         // WHERE key > last ORDER BY key LIMIT n
+    deferred_join,  // page the key through a covering index, then join back for the columns
+    id_in,          // fetch n keys, then SELECT ... WHERE key IN (...)
+    offset,         // LIMIT n OFFSET m: the slow baseline, for benchmarks only
+};
+
+// "keyset", "deferred-join", "id-in" or "offset"; throws UsageError otherwise.
+PagingStrategy parse_strategy(const std::string& name);
+std::string to_string(PagingStrategy strategy);
+
+enum class NullKeys {
+    refuse,      // a NULL in the paging key is an error that says how many and what to do
+    read_first,  // read those rows first, in a separate pass paged by the primary key
+};
+
+struct ReadSpec {
+    std::string table;                 // "name" or "schema.name"
+    std::vector<std::string> key;      // empty: the primary key, else the smallest unique NOT NULL index
+    std::vector<std::string> columns;  // empty: every column, in table order
+    std::string where;                 // an SQL condition, by design; it is parenthesised
+    PagingStrategy strategy = PagingStrategy::keyset;
+    NullKeys null_keys = NullKeys::refuse;
+
+    std::size_t page_size = 1000;  // the first page's size
+    // Adaptive page size: aim for this much time per page, within [min_page_size, max_page_size].
+    // A zero target keeps page_size fixed.
+    std::chrono::milliseconds target_page_time{0};
+    std::size_t min_page_size = 100;
+    std::size_t max_page_size = 50000;
+};
+
+// Everything resolved before the first row is read.
+struct ReadPlan {
+    ReadSpec spec;
+    TableInfo table;
+    PagingKey key;
+    std::vector<Column> columns;        // the columns each row carries, in output order
+    std::uint64_t null_key_rows = 0;    // rows whose paging key is NULL (read first, or refused)
+    std::vector<Column> key_columns() const;
+};
+
+// Introspects the table and validates the spec: unknown table or column, a key that cannot be made
+// unique, NULL keys when refused, a bad strategy for the key. Throws UsageError; reads no row.
+ReadPlan plan_read(const MySqlOptions& mysql, const ReadSpec& spec);
+
+class PageReader {
+public:
+    // Reads the rows whose key is in `range`, strictly after `resume_after` when given. Opens its own
+    // connection. A lost connection is reopened and the page re-read from the last key delivered.
+    PageReader(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> plan, KeyRange range = {},
+               std::optional<KeyValue> resume_after = std::nullopt);
+    ~PageReader();
+    PageReader(PageReader&&) noexcept;
+    PageReader& operator=(PageReader&&) noexcept;
+
+    // The next page in key order; nullopt once the range is exhausted.
+    std::optional<Page> next_page();
+
+    // The key of the last row delivered, nullopt before the first page.
+    const std::optional<KeyValue>& position() const;
+    // The range this reader walks. The upper bound may be lowered while reading (work stealing).
+    const KeyRange& range() const;
+    void set_upper_bound(std::optional<KeyValue> hi);
+    // The SQL the next page will run (for `explain` and tests).
+    std::string next_page_sql() const;
+    // The page size in use now (adapts when a target page time is set).
+    std::size_t page_size() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rowpump

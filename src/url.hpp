@@ -1,0 +1,26 @@
+#pragma once
+// A small parser for the scheme://user:pass@host:port/path?k=v URLs rowpump accepts. Private.
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rowpump {
+
+struct UrlParts {
+    std::string scheme;
+    std::string user;
+    std::string password;
+    std::string host;
+    std::string port;
+    std::string path;  // without the leading '/', percent-decoded
+    std::vector<std::pair<std::string, std::string>> query;
+};
+
+// Throws UsageError naming the (redacted) URL when it is malformed or its scheme is not one of `schemes`.
+UrlParts parse_url(const std::string& url, std::initializer_list<const char*> schemes);
+
+std::string percent_decode(const std::string& text);
+std::string percent_encode(const std::string& text);
+
+}  // namespace rowpump
