@@ -1,0 +1,42 @@
+// The rowpump command: main only wires subcommands and turns errors into one line and an exit code.
+#include <CLI/CLI.hpp>
+
+#include "cli/read_command.hpp"
+#include "log.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/options.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
+    app.require_subcommand(1);
+    app.footer("Run 'rowpump COMMAND --help' for the flags of each command.\n"
+               "Exit codes: 0 done, 1 failure, 2 bad usage/config/input (nothing written), 3 interrupted "
+               "(resumable).");
+    bool verbose = false;
+    bool quiet = false;
+    app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");
+    app.add_flag("-q,--quiet", quiet, "Log only errors");
+
+    rowpump::cli::ReadOptions read;
+    CLI::App* read_command = rowpump::cli::setup_read(app, read);
+
+    app.parse_complete_callback([&] {
+        rowpump::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
+    });
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        const int code = app.exit(error);
+        return code == 0 ? 0 : static_cast<int>(rowpump::ExitCode::bad_input);
+    }
+    try {
+        if (read_command->parsed()) return rowpump::cli::run_read(read);
+    } catch (const rowpump::Error& error) {
+        rowpump::log().error("{}", rowpump::redact_url(error.what()));
+        return static_cast<int>(error.exit_code());
+    } catch (const std::exception& error) {
+        rowpump::log().error("unexpected failure: {}", rowpump::redact_url(error.what()));
+        return static_cast<int>(rowpump::ExitCode::failure);
+    }
+    return 0;
+}

@@ -1,0 +1,64 @@
+#include "cli/read_command.hpp"
+
+#include <cstdio>
+#include <future>
+
+#include "rowpump/encode.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump::cli {
+
+CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
+    auto* command = app.add_subcommand("read", "Read a table page by page (no OFFSET) and print one row per line");
+    command->footer(
+        "Examples:\n"
+        "  rowpump read --table orders --limit 10\n"
+        "  rowpump read --table orders --key created_at --where \"status = 'paid'\" --format csv\n"
+        "  rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders --strategy deferred-join");
+    add_source_options(*command, options.source);
+    command->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"json", "csv"}));
+    command->add_option("--limit", options.limit, "Stop after this many rows (default: all)");
+    return command;
+}
+
+namespace {
+
+void write_or_throw(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+        throw Error("cannot write to standard output");
+}
+
+}  // namespace
+
+int run_read(const ReadOptions& options) {
+    const MySqlOptions mysql = options.source.mysql();
+    const Format format = parse_format(options.format);
+    auto plan = std::make_shared<const ReadPlan>(plan_read(mysql, options.source.read_spec()));
+    auto encoder = make_encoder(format, plan->columns);
+    PageReader reader(mysql, plan);
+
+    static char buffer[1 << 20];
+    std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    std::string out = encoder->header();
+    if (!out.empty()) out += '\n';
+
+    std::uint64_t written = 0;
+    const std::uint64_t limit = options.limit ? options.limit : UINT64_MAX;
+    // Read the next page while this one is encoded and written.
+    auto next = std::async(std::launch::async, [&] { return reader.next_page(); });
+    while (auto page = next.get()) {
+        const bool more = written + page->row_count() < limit;
+        if (more) next = std::async(std::launch::async, [&] { return reader.next_page(); });
+        for (std::size_t row = 0; row < page->row_count() && written < limit; ++row, ++written) {
+            encoder->encode(*page, row, out);
+            out += '\n';
+        }
+        write_or_throw(out);
+        out.clear();
+        if (!more) break;
+    }
+    if (std::fflush(stdout) != 0) throw Error("cannot write to standard output");
+    return 0;
+}
+
+}  // namespace rowpump::cli

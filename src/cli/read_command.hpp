@@ -1,0 +1,18 @@
+#pragma once
+// `rowpump read`: one table, page by page, one row per line on stdout, in key order.
+#include <CLI/CLI.hpp>
+
+#include "cli/source_options.hpp"
+
+namespace rowpump::cli {
+
+struct ReadOptions {
+    SourceOptions source;
+    std::string format = "json";
+    std::uint64_t limit = 0;  // 0: every row
+};
+
+CLI::App* setup_read(CLI::App& app, ReadOptions& options);
+int run_read(const ReadOptions& options);
+
+}  // namespace rowpump::cli

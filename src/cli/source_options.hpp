@@ -1,0 +1,29 @@
+#pragma once
+// The flags that name what to read, shared by read, partition and backfill.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "rowpump/options.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump::cli {
+
+struct SourceOptions {
+    std::string mysql_url;  // empty: $ROWPUMP_MYSQL_URL
+    std::string table;
+    std::vector<std::string> key;
+    std::vector<std::string> columns;
+    std::string where;
+    std::size_t page_size = 1000;
+    std::string strategy = "keyset";
+    std::string null_keys = "refuse";
+
+    MySqlOptions mysql() const;
+    ReadSpec read_spec() const;
+};
+
+void add_source_options(CLI::App& command, SourceOptions& options);
+
+}  // namespace rowpump::cli

@@ -1,0 +1,76 @@
+// CSV (RFC 4180): a header line of column names, then one record per row.
+//
+// A field is quoted when it holds a comma, a double quote, CR or LF, or begins or ends with a space (which
+// some readers would trim); quotes inside are doubled. NULL is an empty unquoted field and an empty value
+// is "", so the two stay apart. Values keep the server's text, dates included ("2024-05-01 12:00:00" rather
+// than JSON's ISO 'T' form): spreadsheets and LOAD DATA read that form as a date. Binary columns are base64,
+// which never needs quoting.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "encode/base64.hpp"
+#include "encode/encoders.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+bool needs_quotes(std::string_view field) {
+    return field.empty() || field.front() == ' ' || field.back() == ' ' ||
+           field.find_first_of(",\"\r\n") != std::string_view::npos;
+}
+
+void append_field(std::string_view field, std::string& out) {
+    if (!needs_quotes(field)) {
+        out += field;
+        return;
+    }
+    out += '"';
+    for (std::size_t quote; (quote = field.find('"')) != std::string_view::npos;) {
+        out.append(field.data(), quote + 1);
+        out += '"';
+        field.remove_prefix(quote + 1);
+    }
+    out += field;
+    out += '"';
+}
+
+class CsvEncoder final : public RowEncoder {
+public:
+    explicit CsvEncoder(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+    void encode(const Page& page, std::size_t row, std::string& out) const override {
+        if (page.column_count() < columns_.size())
+            throw Error("cannot encode a page of " + std::to_string(page.column_count()) + " columns as CSV with " +
+                        std::to_string(columns_.size()) + " columns");
+        for (std::size_t column = 0; column < columns_.size(); ++column) {
+            if (column > 0) out += ',';
+            const auto value = page.value(row, column);
+            if (!value) continue;
+            if (columns_[column].kind == ColumnKind::binary && !value->empty()) base64_append(*value, out);
+            else append_field(*value, out);
+        }
+    }
+
+    std::string header() const override {
+        std::string line;
+        for (std::size_t column = 0; column < columns_.size(); ++column) {
+            if (column > 0) line += ',';
+            append_field(columns_[column].name, line);
+        }
+        return line;
+    }
+
+private:
+    std::vector<Column> columns_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowEncoder> make_csv_encoder(std::vector<Column> columns) {
+    return std::make_unique<CsvEncoder>(std::move(columns));
+}
+
+}  // namespace rowpump

@@ -1,0 +1,150 @@
+#include <algorithm>
+#include <chrono>
+
+#include "log.hpp"
+#include "mysql/connection.hpp"
+#include "paging/page_sql.hpp"
+#include "paging/page_size.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump {
+
+struct PageReader::Impl {
+    std::shared_ptr<const ReadPlan> plan;
+    mysql::Connection connection;
+    PageSql sql;
+    KeyRange range;
+    std::optional<KeyValue> position;        // last key delivered by the main pass
+    std::optional<KeyValue> null_position;   // last primary key delivered by the null pass
+    Pass pass;
+    bool finished = false;
+    std::uint64_t rows_skipped = 0;          // the offset strategy's OFFSET
+    PageSizer sizer;
+
+    Impl(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> read_plan, KeyRange key_range,
+         std::optional<KeyValue> resume_after)
+        : plan(std::move(read_plan)),
+          connection(mysql),
+          sql(*plan),
+          range(std::move(key_range)),
+          position(std::move(resume_after)),
+          pass(plan->null_key_rows > 0 && !range.lo && !position ? Pass::null_keys : Pass::main),
+          sizer(plan->spec) {}
+
+    PageBounds bounds() const {
+        PageBounds out;
+        if (pass == Pass::null_keys) {
+            out.after = null_position;
+        } else if (position && plan->spec.strategy != PagingStrategy::offset) {
+            out.after = position;
+        } else {
+            out.after = range.lo;
+            out.after_inclusive = true;
+        }
+        out.before = range.hi;
+        return out;
+    }
+
+    SqlFragment page_query(std::size_t limit) const {
+        // The null pass is always keyset on the primary key: it is usually small, and no other
+        // strategy adds anything there.
+        if (pass == Pass::null_keys) return sql.keyset(pass, bounds(), limit);
+        switch (plan->spec.strategy) {
+            case PagingStrategy::deferred_join: return sql.deferred_join(pass, bounds(), limit);
+            case PagingStrategy::id_in: return sql.keys_only(pass, bounds(), limit);
+            case PagingStrategy::offset: return sql.offset(pass, bounds(), limit, rows_skipped);
+            case PagingStrategy::keyset: break;
+        }
+        return sql.keyset(pass, bounds(), limit);
+    }
+
+    KeyValue key_of_row(sql::ResultSet& result, const std::vector<std::size_t>& positions,
+                        const std::vector<Column>& columns) {
+        KeyValue key;
+        for (std::size_t i = 0; i < positions.size(); ++i)
+            key.push_back(key_part_from_text(columns[i], result.getString(static_cast<std::uint32_t>(positions[i] + 1)).asStdString()));
+        return key;
+    }
+
+    Page fetch_rows(const SqlFragment& query) {
+        const auto width = sql.select_columns().size();
+        const auto& positions = sql.key_positions(pass);
+        const auto& key_columns = sql.key_columns(pass);
+        return connection.retrying([&] {
+            Page page(width);
+            auto result = connection.query(query.sql, query.params);
+            while (result->next()) {
+                for (std::uint32_t column = 1; column <= width; ++column) {
+                    if (result->isNull(column)) page.append_null();
+                    else page.append(result->getString(column).asStdString());
+                }
+                if (result->isLast()) page.set_last_key(key_of_row(*result, positions, key_columns));
+            }
+            return page;
+        });
+    }
+
+    // id-in: the keys of the page first, then its rows by those keys.
+    Page fetch_by_keys(const SqlFragment& keys_query, std::size_t& keys_found) {
+        std::vector<KeyValue> keys;
+        const auto& key_columns = sql.key_columns(pass);
+        connection.retrying([&] {
+            keys.clear();
+            auto result = connection.query(keys_query.sql, keys_query.params);
+            std::vector<std::size_t> positions(key_columns.size());
+            for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
+            while (result->next()) keys.push_back(key_of_row(*result, positions, key_columns));
+        });
+        keys_found = keys.size();
+        if (keys.empty()) return Page(sql.select_columns().size());
+        Page page = fetch_rows(sql.rows_with_keys(pass, keys));
+        // Rows deleted between the phases leave the page shorter; paging still resumes after the last key.
+        page.set_last_key(keys.back());
+        return page;
+    }
+
+    std::optional<Page> next_page() {
+        while (!finished) {
+            const std::size_t limit = sizer.size();
+            const auto started = std::chrono::steady_clock::now();
+            std::size_t fetched = 0;
+            Page page;
+            if (pass == Pass::main && plan->spec.strategy == PagingStrategy::id_in) {
+                page = fetch_by_keys(page_query(limit), fetched);
+            } else {
+                page = fetch_rows(page_query(limit));
+                fetched = page.row_count();
+            }
+            sizer.observe(fetched, std::chrono::steady_clock::now() - started);
+            if (fetched > 0) {
+                if (pass == Pass::null_keys) null_position = page.last_key();
+                else position = page.last_key();
+                if (pass == Pass::main) rows_skipped += fetched;
+            }
+            if (fetched < limit) {
+                // A short page ends the pass: no extra empty round trip to find out.
+                if (pass == Pass::null_keys) pass = Pass::main;
+                else finished = true;
+            }
+            if (!page.empty()) return page;
+        }
+        return std::nullopt;
+    }
+};
+
+PageReader::PageReader(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> plan, KeyRange range,
+                       std::optional<KeyValue> resume_after)
+    : impl_(std::make_unique<Impl>(mysql, std::move(plan), std::move(range), std::move(resume_after))) {}
+PageReader::~PageReader() = default;
+PageReader::PageReader(PageReader&&) noexcept = default;
+PageReader& PageReader::operator=(PageReader&&) noexcept = default;
+
+std::optional<Page> PageReader::next_page() { return impl_->next_page(); }
+const std::optional<KeyValue>& PageReader::position() const { return impl_->position; }
+const KeyRange& PageReader::range() const { return impl_->range; }
+void PageReader::set_upper_bound(std::optional<KeyValue> hi) { impl_->range.hi = std::move(hi); }
+std::string PageReader::next_page_sql() const { return impl_->page_query(impl_->sizer.size()).sql; }
+std::size_t PageReader::page_size() const { return impl_->sizer.size(); }
+
+}  // namespace rowpump

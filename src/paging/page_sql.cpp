@@ -1,0 +1,141 @@
+#include "paging/page_sql.hpp"
+
+#include <algorithm>
+
+namespace rowpump {
+
+namespace {
+
+// Values whose binary-protocol text is not what we encode are converted by the server: exact
+// fractional seconds for temporal types, the shortest round-trip text for floats, BIT as its number.
+std::string select_expression(const Column& column, const std::string& qualifier) {
+    const std::string name = (qualifier.empty() ? "" : qualifier + ".") + mysql::quote_identifier(column.name);
+    switch (column.kind) {
+        case ColumnKind::date:
+        case ColumnKind::datetime:
+        case ColumnKind::time:
+        case ColumnKind::floating:
+            return "CAST(" + name + " AS CHAR)";
+        case ColumnKind::bit:
+            return "CAST(" + name + " AS UNSIGNED)";
+        default:
+            return name;
+    }
+}
+
+std::size_t position_of(std::vector<Column>& columns, const Column& column) {
+    auto found = std::find_if(columns.begin(), columns.end(), [&](const Column& c) { return c.name == column.name; });
+    if (found != columns.end()) return static_cast<std::size_t>(found - columns.begin());
+    columns.push_back(column);
+    return columns.size() - 1;
+}
+
+// The page's SQL with the condition's values and then the LIMIT value bound.
+SqlFragment limited(std::string sql, const SqlFragment& where, std::size_t limit) {
+    SqlFragment out{std::move(sql), where.params};
+    out.params.push_back(static_cast<std::int64_t>(limit));
+    return out;
+}
+
+}  // namespace
+
+PageSql::PageSql(const ReadPlan& plan)
+    : table_(plan.table.quoted_name()), where_(plan.spec.where), select_columns_(plan.columns) {
+    auto make_key = [&](const std::vector<Column>& columns) {
+        PassKey key{columns, KeyExpression::of(columns), KeyExpression::of(columns, "rp_t"), {}};
+        for (const auto& column : columns) key.positions.push_back(position_of(select_columns_, column));
+        return key;
+    };
+    main_key_ = make_key(plan.key_columns());
+    for (const auto& column : main_key_.columns)
+        if (column.nullable)
+            null_key_condition_ += (null_key_condition_.empty() ? "" : " OR ") + mysql::quote_identifier(column.name) +
+                                   " IS NULL";
+    if (!null_key_condition_.empty()) null_key_condition_ = "(" + null_key_condition_ + ")";
+    if (plan.null_key_rows > 0) {
+        std::vector<Column> primary;
+        for (const auto& name : plan.table.primary_key) primary.push_back(plan.table.column(name));
+        null_pass_key_ = make_key(primary);
+    }
+}
+
+const std::vector<std::size_t>& PageSql::key_positions(Pass pass) const { return key(pass).positions; }
+const std::vector<Column>& PageSql::key_columns(Pass pass) const { return key(pass).columns; }
+
+SqlFragment PageSql::conditions(Pass pass, const PageBounds& bounds) const {
+    SqlFragment out;
+    if (!where_.empty()) out.and_also({"(" + where_ + ")", {}});
+    if (!null_key_condition_.empty())
+        out.and_also({pass == Pass::main ? "NOT " + null_key_condition_ : null_key_condition_, {}});
+    // The null pass reads every NULL-key row of the table: a range's key bounds say nothing about them.
+    if (bounds.after) out.and_also(key_after(key(pass).bare, *bounds.after, bounds.after_inclusive));
+    if (bounds.before && pass == Pass::main) out.and_also(key_before(key(pass).bare, *bounds.before));
+    if (out.empty()) out.sql = "TRUE";
+    return out;
+}
+
+std::string PageSql::select_list(const std::string& qualifier) const {
+    std::string out;
+    for (const auto& column : select_columns_) out += (out.empty() ? "" : ", ") + select_expression(column, qualifier);
+    return out;
+}
+
+SqlFragment PageSql::keyset(Pass pass, const PageBounds& bounds, std::size_t limit) const {
+    SqlFragment where = conditions(pass, bounds);
+    return limited("SELECT " + select_list("") + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+                       column_list(key(pass).bare) + " LIMIT ?",
+                   where, limit);
+}
+
+SqlFragment PageSql::deferred_join(Pass pass, const PageBounds& bounds, std::size_t limit) const {
+    const PassKey& k = key(pass);
+    SqlFragment where = conditions(pass, bounds);
+    std::string join;
+    for (std::size_t i = 0; i < k.columns.size(); ++i) {
+        const std::string name = mysql::quote_identifier(k.columns[i].name);
+        join += (i ? " AND " : "") + k.qualified.columns[i] + " = rp_page." + name;
+    }
+    return limited("SELECT " + select_list("rp_t") + " FROM " + table_ + " AS rp_t JOIN (SELECT " +
+                       column_list(k.bare) + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+                       column_list(k.bare) + " LIMIT ?) AS rp_page ON " + join + " ORDER BY " +
+                       column_list(k.qualified),
+                   where, limit);
+}
+
+SqlFragment PageSql::keys_only(Pass pass, const PageBounds& bounds, std::size_t limit) const {
+    SqlFragment where = conditions(pass, bounds);
+    std::string keys;
+    for (const auto& column : key(pass).columns) keys += (keys.empty() ? "" : ", ") + select_expression(column, "");
+    return limited("SELECT " + keys + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+                       column_list(key(pass).bare) + " LIMIT ?",
+                   where, limit);
+}
+
+SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys) const {
+    const PassKey& k = key(pass);
+    const bool composite = k.columns.size() > 1;
+    std::string tuple;
+    for (const auto& placeholder : k.bare.placeholders) tuple += (tuple.empty() ? "" : ", ") + placeholder;
+    if (composite) tuple = "(" + tuple + ")";
+    SqlFragment out;
+    out.sql = "SELECT " + select_list("") + " FROM " + table_ + " WHERE " +
+              (composite ? "(" + column_list(k.bare) + ")" : column_list(k.bare)) + " IN (";
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        out.sql += (i ? ", " : "") + tuple;
+        out.params.insert(out.params.end(), keys[i].begin(), keys[i].end());
+    }
+    out.sql += ")";
+    // Rows may have changed since phase 1: the filter still decides what is read.
+    if (!where_.empty()) out.sql += " AND (" + where_ + ")";
+    out.sql += " ORDER BY " + column_list(k.bare);
+    return out;
+}
+
+SqlFragment PageSql::offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const {
+    SqlFragment page = keyset(pass, bounds, limit);
+    page.sql += " OFFSET ?";
+    page.params.push_back(static_cast<std::int64_t>(skip));
+    return page;
+}
+
+}  // namespace rowpump

@@ -1,0 +1,62 @@
+#pragma once
+// The SQL of one page for each paging strategy. Pure string building: no connection here, so every
+// statement can be checked by unit tests and shown by `explain`.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paging/key_predicate.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump {
+
+// Rows whose key has a NULL are read in their own pass, paged by the primary key.
+enum class Pass { null_keys, main };
+
+struct PageBounds {
+    std::optional<KeyValue> after;  // lower bound
+    bool after_inclusive = false;   // true for a range's own start, false after a page's last key
+    std::optional<KeyValue> before; // exclusive upper bound
+};
+
+class PageSql {
+public:
+    explicit PageSql(const ReadPlan& plan);
+
+    // What each page row carries: the plan's columns, then any key column they lack.
+    const std::vector<Column>& select_columns() const { return select_columns_; }
+    // Where each column of the pass's key sits in select_columns().
+    const std::vector<std::size_t>& key_positions(Pass pass) const;
+    const std::vector<Column>& key_columns(Pass pass) const;
+
+    // SELECT cols FROM t WHERE filter AND bounds ORDER BY key LIMIT ?
+    SqlFragment keyset(Pass pass, const PageBounds& bounds, std::size_t limit) const;
+    // SELECT cols FROM t JOIN (SELECT key FROM t WHERE ... ORDER BY key LIMIT ?) page ON key ORDER BY key
+    SqlFragment deferred_join(Pass pass, const PageBounds& bounds, std::size_t limit) const;
+    // id-in, phase 1: SELECT key FROM t WHERE ... ORDER BY key LIMIT ?
+    SqlFragment keys_only(Pass pass, const PageBounds& bounds, std::size_t limit) const;
+    // id-in, phase 2: SELECT cols FROM t WHERE key IN (...) ORDER BY key
+    SqlFragment rows_with_keys(Pass pass, const std::vector<KeyValue>& keys) const;
+    // SELECT cols FROM t WHERE filter AND bounds ORDER BY key LIMIT ? OFFSET ?
+    SqlFragment offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const;
+
+private:
+    struct PassKey {
+        std::vector<Column> columns;
+        KeyExpression bare;
+        KeyExpression qualified;  // as rp_t.`col`, for the deferred join
+        std::vector<std::size_t> positions;
+    };
+    const PassKey& key(Pass pass) const { return pass == Pass::main ? main_key_ : null_pass_key_; }
+    SqlFragment conditions(Pass pass, const PageBounds& bounds) const;
+    std::string select_list(const std::string& qualifier) const;
+
+    std::string table_;
+    std::string where_;
+    std::string null_key_condition_;      // (a IS NULL OR b IS NULL); empty when the key is NOT NULL
+    std::vector<Column> select_columns_;
+    PassKey main_key_;
+    PassKey null_pass_key_;
+};
+
+}  // namespace rowpump

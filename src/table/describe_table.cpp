@@ -1,0 +1,80 @@
+#include <map>
+
+#include "mysql/connection.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/table.hpp"
+#include "table/describe.hpp"
+
+namespace rowpump {
+
+namespace {
+
+std::pair<std::string, std::string> split_table_name(mysql::Connection& connection, const std::string& table) {
+    if (table.empty()) throw UsageError("no table given: pass --table NAME (or schema.name)");
+    if (auto dot = table.find('.'); dot != std::string::npos)
+        return {table.substr(0, dot), table.substr(dot + 1)};
+    auto result = connection.query("SELECT DATABASE()");
+    result->next();
+    if (result->isNull(1))
+        throw UsageError("table '" + table + "' has no database: name it as schema.table or put the database in "
+                         "the URL (mysql://user@host:port/database)");
+    return {result->getString(1).asStdString(), table};
+}
+
+}  // namespace
+
+TableInfo describe_table(mysql::Connection& connection, const std::string& table) {
+    TableInfo info;
+    std::tie(info.schema, info.name) = split_table_name(connection, table);
+
+    auto columns = connection.query(
+        "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COALESCE(NUMERIC_PRECISION, 0), "
+        "COALESCE(NUMERIC_SCALE, 0) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        "ORDER BY ORDINAL_POSITION",
+        {info.schema, info.name});
+    while (columns->next()) {
+        Column column;
+        column.name = columns->getString(1).asStdString();
+        column.column_type = columns->getString(3).asStdString();
+        column.kind = column_kind(columns->getString(2).asStdString(), column.column_type);
+        column.nullable = columns->getString(4).asStdString() == "YES";
+        column.numeric_precision = columns->getInt(5);
+        column.numeric_scale = columns->getInt(6);
+        info.columns.push_back(std::move(column));
+    }
+    if (info.columns.empty())
+        throw UsageError("table " + info.quoted_name() + " not found (or not visible to user '" +
+                         connection.options().user + "'): check --table and the database in the URL");
+
+    // Prefix indexes (SUB_PART) cannot order or bound the full column, so they cannot page a table.
+    auto indexes = connection.query(
+        "SELECT INDEX_NAME, NON_UNIQUE, COLUMN_NAME, MAX(SUB_PART IS NOT NULL) OVER (PARTITION BY INDEX_NAME) "
+        "FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        "ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+        {info.schema, info.name});
+    std::map<std::string, Index> by_name;
+    std::vector<std::string> order;
+    while (indexes->next()) {
+        if (indexes->getInt(4) != 0) continue;
+        const std::string name = indexes->getString(1).asStdString();
+        auto [entry, inserted] = by_name.try_emplace(name);
+        if (inserted) {
+            entry->second.name = name;
+            entry->second.unique = indexes->getInt(2) == 0;
+            order.push_back(name);
+        }
+        entry->second.columns.push_back(indexes->getString(3).asStdString());
+    }
+    for (const auto& name : order) {
+        if (name == "PRIMARY") info.primary_key = by_name[name].columns;
+        info.indexes.push_back(std::move(by_name[name]));
+    }
+    return info;
+}
+
+TableInfo describe_table(const MySqlOptions& mysql, const std::string& table) {
+    mysql::Connection connection(mysql);
+    return describe_table(connection, table);
+}
+
+}  // namespace rowpump

@@ -1,0 +1,97 @@
+#include <algorithm>
+
+#include "log.hpp"
+#include "mysql/connection.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/table.hpp"
+
+namespace rowpump {
+
+namespace {
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string list(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + mysql::quote_identifier(name);
+    return out;
+}
+
+// A unique index whose columns all appear in `columns` makes `columns` unique.
+const Index* unique_index_within(const TableInfo& table, const std::vector<std::string>& columns) {
+    for (const auto& index : table.indexes) {
+        if (!index.unique) continue;
+        if (std::all_of(index.columns.begin(), index.columns.end(), [&](auto& c) { return contains(columns, c); }))
+            return &index;
+    }
+    return nullptr;
+}
+
+bool any_nullable(const TableInfo& table, const std::vector<std::string>& columns) {
+    return std::any_of(columns.begin(), columns.end(), [&](auto& c) { return table.column(c).nullable; });
+}
+
+void check_orderable(const TableInfo& table, const std::vector<std::string>& columns) {
+    for (const auto& name : columns) {
+        const Column& column = table.column(name);
+        if (column.kind == ColumnKind::floating)
+            throw UsageError("column " + mysql::quote_identifier(name) + " of " + table.quoted_name() + " is " +
+                             column.column_type + ": approximate values cannot page a table; choose an exact key");
+        if (column.kind == ColumnKind::json || column.kind == ColumnKind::other)
+            throw UsageError("column " + mysql::quote_identifier(name) + " of " + table.quoted_name() + " is " +
+                             column.column_type + ": it cannot be a paging key; choose an indexed scalar column");
+    }
+}
+
+PagingKey requested_key(const TableInfo& table, const std::vector<std::string>& requested) {
+    for (const auto& name : requested) table.column(name);
+    PagingKey key{requested, "", false};
+    if (const Index* index = unique_index_within(table, requested)) {
+        key.reason = index->name == "PRIMARY" ? "the given key, unique by the primary key"
+                                              : "the given key, unique by index " + mysql::quote_identifier(index->name);
+    } else if (!table.primary_key.empty()) {
+        for (const auto& column : table.primary_key)
+            if (!contains(key.columns, column)) key.columns.push_back(column);
+        key.reason = list(requested) + " plus the primary key as tie-breaker";
+        log().info("key {} of {} is not unique: paging by ({}), the primary key breaks ties", list(requested),
+                   table.quoted_name(), list(key.columns));
+    } else {
+        std::string unique;
+        for (const auto& candidate : table.indexes)
+            if (candidate.unique) unique += (unique.empty() ? "" : "; ") + list(candidate.columns);
+        throw UsageError("key " + list(requested) + " of " + table.quoted_name() +
+                         " is not unique and the table has no primary key to break ties: pass --key with a unique "
+                         "column" + (unique.empty() ? std::string(" (the table has no unique index)")
+                                                    : " (unique indexes: " + unique + ")"));
+    }
+    return key;
+}
+
+}  // namespace
+
+PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::string>& requested) {
+    PagingKey key;
+    if (!requested.empty()) {
+        key = requested_key(table, requested);
+    } else if (!table.primary_key.empty()) {
+        key = {table.primary_key, "primary key", false};
+    } else {
+        const Index* best = nullptr;
+        for (const auto& index : table.indexes) {
+            if (!index.unique || any_nullable(table, index.columns)) continue;
+            if (!best || index.columns.size() < best->columns.size()) best = &index;
+        }
+        if (!best)
+            throw UsageError("table " + table.quoted_name() +
+                             " has no primary key and no unique index on NOT NULL columns: pass --key with a unique "
+                             "column");
+        key = {best->columns, "unique index " + mysql::quote_identifier(best->name), false};
+    }
+    check_orderable(table, key.columns);
+    key.nullable = any_nullable(table, key.columns);
+    return key;
+}
+
+}  // namespace rowpump
