@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# A private MariaDB and a private Redis for rowpump's tests and quick start: bound to 127.0.0.1, on
+# non-default ports, with every file under the project's .state/ folder. Never a system service.
+#
+#   scripts/services.sh start    start both (leaves running ones alone), then print the env lines
+#   scripts/services.sh stop     stop both
+#   scripts/services.sh status   say what runs (exit 0 when both run, 3 otherwise)
+#   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
+#
+# Environment: ROWPUMP_MARIADB_PORT (3407), ROWPUMP_REDIS_PORT (6479), ROWPUMP_STATE_DIR (.state),
+# ROWPUMP_SERVICE_WAIT (seconds to wait for a server to start or stop, 60).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+state_dir="${ROWPUMP_STATE_DIR:-$root/.state}"
+[[ "$state_dir" == /* ]] || state_dir="$PWD/$state_dir"
+mariadb_port="${ROWPUMP_MARIADB_PORT:-3407}"
+redis_port="${ROWPUMP_REDIS_PORT:-6479}"
+wait_seconds="${ROWPUMP_SERVICE_WAIT:-60}"
+
+db_name=rowpump
+db_user=rowpump
+db_password=rowpump-local  # a local, test-only password (also in configs/local.env)
+
+mariadb_dir="$state_dir/mariadb"
+mariadb_data="$mariadb_dir/data"
+mariadb_pidfile="$mariadb_dir/mariadbd.pid"
+mariadb_log="$mariadb_dir/error.log"
+mariadb_socket="$mariadb_dir/mariadbd.sock"
+redis_dir="$state_dir/redis"
+redis_pidfile="$redis_dir/redis-server.pid"
+redis_log="$redis_dir/redis-server.log"
+
+# A unix socket path is limited to 107 bytes; a deep checkout gets its socket in the temp folder.
+if (( ${#mariadb_socket} > 100 )); then
+  mariadb_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-$(printf '%s' "$mariadb_dir" | cksum | cut -d' ' -f1).sock"
+fi
+
+log() { echo "services.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+for port in "$mariadb_port" "$redis_port"; do
+  if [[ ! "$port" =~ ^[1-9][0-9]{0,4}$ ]] || (( port > 65535 )); then
+    log "bad port: $port"
+    exit 2
+  fi
+done
+[[ "$mariadb_port" != "$redis_port" ]] || { log "MariaDB and Redis cannot share port $redis_port"; exit 2; }
+
+# Server binaries live in sbin, which is not on every user's PATH.
+find_binary() {
+  local name dir
+  for name in "$@"; do
+    if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+    for dir in /usr/sbin /usr/local/sbin /usr/bin; do
+      if [[ -x "$dir/$name" ]]; then echo "$dir/$name"; return; fi
+    done
+  done
+  die "none of [$*] found; run scripts/setup.sh"
+}
+
+# The pid in $1 when that process is alive (not a zombie waiting to be reaped) and its name matches $2.
+live_pid() {
+  local pidfile="$1" name="$2" pid stat
+  [[ -s "$pidfile" ]] || return 1
+  pid="$(tr -dc 0-9 <"$pidfile")"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+  [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == $name* ]] || return 1
+  stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || return 1
+  [[ "${stat##*) }" != Z* ]] || return 1
+  echo "$pid"
+}
+
+# Like kill -0, but a zombie counts as gone.
+is_running() {
+  local stat
+  kill -0 "$1" 2>/dev/null || return 1
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ "${stat##*) }" != Z* ]]
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+show_log_tail() {
+  [[ -s "$1" ]] || return 0
+  log "last lines of $1:"
+  tail -n 25 "$1" >&2
+}
+
+# Waits for process $1 to end; false after the bounded wait.
+wait_for_exit() {
+  local pid="$1" i
+  for (( i = 0; i < wait_seconds * 10; i++ )); do
+    is_running "$pid" || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+mariadb_pid() { live_pid "$mariadb_pidfile" mariadbd || live_pid "$mariadb_pidfile" mysqld; }
+
+# mariadb-install-db gives the OS user running it an all-privileges account that logs in by unix socket.
+admin_user="$(id -un)"
+
+mariadb_admin_sql() {
+  "$(find_binary mariadb mysql)" --no-defaults --socket="$mariadb_socket" --user="$admin_user"
+}
+
+mariadb_ping() {
+  "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$mariadb_socket" --user="$admin_user" \
+    --connect-timeout=2 ping >/dev/null 2>&1
+}
+
+mariadb_init_datadir() {
+  # The marker is written last, so a datadir left by an interrupted initialisation is made anew.
+  [[ -e "$mariadb_dir/initialized" ]] && return 0
+  rm -rf -- "$mariadb_data"
+  mkdir -p "$mariadb_data"
+  # Only the OS user running this script administers the server, through the socket; the tests use
+  # the password account created afterwards.
+  local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$mariadb_data"
+    --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
+    --skip-test-db --skip-name-resolve)
+  (( EUID == 0 )) && args+=(--user=root)
+  log "initialising the MariaDB datadir in $mariadb_data"
+  if ! "$(find_binary mariadb-install-db mysql_install_db)" "${args[@]}" >"$mariadb_dir/install.log" 2>&1; then
+    show_log_tail "$mariadb_dir/install.log"
+    die "mariadb-install-db failed (full log: $mariadb_dir/install.log)"
+  fi
+  touch "$mariadb_dir/initialized"
+}
+
+mariadb_create_account() {
+  mariadb_admin_sql <<SQL
+CREATE DATABASE IF NOT EXISTS \`$db_name\`;
+CREATE USER IF NOT EXISTS '$db_user'@'127.0.0.1' IDENTIFIED BY '$db_password';
+CREATE USER IF NOT EXISTS '$db_user'@'localhost' IDENTIFIED BY '$db_password';
+ALTER USER '$db_user'@'127.0.0.1' IDENTIFIED BY '$db_password';
+ALTER USER '$db_user'@'localhost' IDENTIFIED BY '$db_password';
+GRANT ALL PRIVILEGES ON *.* TO '$db_user'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON *.* TO '$db_user'@'localhost';
+SQL
+}
+
+start_mariadb() {
+  local pid i
+  mkdir -p "$mariadb_dir"
+  if pid="$(mariadb_pid)"; then
+    log "MariaDB already runs (pid $pid)"
+  else
+    port_in_use "$mariadb_port" &&
+      die "port $mariadb_port on 127.0.0.1 is taken by another program; set ROWPUMP_MARIADB_PORT"
+    mariadb_init_datadir
+    rm -f "$mariadb_pidfile"
+    local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$mariadb_data"
+      --port="$mariadb_port" --socket="$mariadb_socket" --pid-file="$mariadb_pidfile"
+      --log-error="$mariadb_log")
+    (( EUID == 0 )) && args+=(--user=root)
+    # Its own session, so a Ctrl-C in the terminal that started it does not reach it.
+    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$mariadb_log" 2>&1 &
+    pid=$!
+    log "starting MariaDB on 127.0.0.1:$mariadb_port (pid $pid)"
+  fi
+  for (( i = 0; ; i++ )); do
+    mariadb_ping && break
+    if ! is_running "$pid"; then
+      show_log_tail "$mariadb_log"
+      die "MariaDB exited while starting (log: $mariadb_log)"
+    fi
+    if (( i >= wait_seconds * 4 )); then
+      show_log_tail "$mariadb_log"
+      die "MariaDB did not answer within ${wait_seconds}s (log: $mariadb_log)"
+    fi
+    sleep 0.25
+  done
+  mariadb_create_account || die "could not create the $db_name database and account"
+}
+
+redis_pid() { live_pid "$redis_pidfile" redis-server; }
+
+start_redis() {
+  local pid i
+  mkdir -p "$redis_dir"
+  if pid="$(redis_pid)"; then
+    log "Redis already runs (pid $pid)"
+  else
+    port_in_use "$redis_port" &&
+      die "port $redis_port on 127.0.0.1 is taken by another program; set ROWPUMP_REDIS_PORT"
+    rm -f "$redis_pidfile"
+    log "starting Redis on 127.0.0.1:$redis_port"
+    if ! "$(find_binary redis-server)" "$root/configs/redis.conf" --port "$redis_port" \
+        --dir "$redis_dir" --pidfile "$redis_pidfile" --logfile "$redis_log" \
+        </dev/null >"$redis_dir/start.log" 2>&1; then
+      show_log_tail "$redis_dir/start.log"
+      die "redis-server failed to start"
+    fi
+  fi
+  for (( i = 0; ; i++ )); do
+    [[ "$("$(find_binary redis-cli)" -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null)" == PONG ]] && break
+    if (( i >= wait_seconds * 4 )); then
+      show_log_tail "$redis_log"
+      die "Redis did not answer within ${wait_seconds}s (log: $redis_log)"
+    fi
+    sleep 0.25
+  done
+}
+
+# SIGTERM is a clean shutdown for both servers, and it reaches only the process we started.
+stop_server() {
+  local label="$1" pid_of="$2" log_file="$3" pid
+  if ! pid="$("$pid_of")"; then
+    log "$label is not running"
+    return 0
+  fi
+  log "stopping $label (pid $pid)"
+  kill -TERM "$pid"
+  if ! wait_for_exit "$pid"; then
+    show_log_tail "$log_file"
+    die "$label (pid $pid) did not stop within ${wait_seconds}s"
+  fi
+}
+
+print_env() {
+  echo "export ROWPUMP_MYSQL_URL=mysql://$db_user:$db_password@127.0.0.1:$mariadb_port/$db_name"
+  echo "export ROWPUMP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
+}
+
+status() {
+  local pid running=0
+  if pid="$(mariadb_pid)"; then
+    echo "mariadb: running, pid $pid, 127.0.0.1:$mariadb_port, data $mariadb_data"
+    running=$((running + 1))
+  else
+    echo "mariadb: stopped"
+  fi
+  if pid="$(redis_pid)"; then
+    echo "redis: running, pid $pid, 127.0.0.1:$redis_port, dir $redis_dir"
+    running=$((running + 1))
+  else
+    echo "redis: stopped"
+  fi
+  (( running == 2 )) || return 3
+}
+
+case "${1:-}" in
+  start)
+    start_mariadb
+    start_redis
+    print_env
+    ;;
+  stop)
+    stop_server MariaDB mariadb_pid "$mariadb_log"
+    stop_server Redis redis_pid "$redis_log"
+    ;;
+  status) status ;;
+  env) print_env ;;
+  *)
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac
