@@ -31,11 +31,21 @@ enum class NullKeys {
     read_first,  // read those rows first, in a separate pass paged by the primary key
 };
 
+// A value the server computes for each row beside the columns, e.g. a routing or due-time input:
+// function(column), or the column itself when function is empty. Rows carry computed values after the
+// columns, in this order; encoders do not see them.
+struct ComputedColumn {
+    std::string name;
+    std::string column;
+    std::string function;  // an SQL function name such as UNIX_TIMESTAMP; empty: the plain column
+};
+
 struct ReadSpec {
     std::string table;                 // "name" or "schema.name"
     std::vector<std::string> key;      // empty: the primary key, else the smallest unique NOT NULL index
     std::vector<std::string> columns;  // empty: every column, in table order
     std::string where;                 // an SQL condition, by design; it is parenthesised
+    std::vector<ComputedColumn> computed;
     PagingStrategy strategy = PagingStrategy::keyset;
     NullKeys null_keys = NullKeys::refuse;
 

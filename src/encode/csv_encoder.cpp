@@ -18,8 +18,11 @@ namespace rowpump {
 namespace {
 
 bool needs_quotes(std::string_view field) {
-    return field.empty() || field.front() == ' ' || field.back() == ' ' ||
-           field.find_first_of(",\"\r\n") != std::string_view::npos;
+    if (field.empty() || field.front() == ' ' || field.back() == ' ') return true;
+    for (const char c : field) {
+        if (c == ',' || c == '"' || c == '\r' || c == '\n') return true;
+    }
+    return false;
 }
 
 void append_field(std::string_view field, std::string& out) {

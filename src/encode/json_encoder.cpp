@@ -1,15 +1,15 @@
-// JSON: one object per row keyed by column name, written with rapidjson's Writer straight into the
-// caller's buffer.
+// JSON: one object per row keyed by column name, written with rapidjson's Writer.
 //
 // Values keep the server's text wherever JSON can carry it. Integers, DECIMAL, BIT and YEAR are numbers
-// written exactly as sent (BIGINT UNSIGNED max and DECIMAL(65,30) survive); FLOAT/DOUBLE too, except that
-// text JSON has no number for (inf, nan) becomes null. Binary columns are base64 strings. DATETIME and
+// written exactly as sent (BIGINT UNSIGNED max and DECIMAL(65,30) survive), FLOAT/DOUBLE too. Text JSON
+// has no number for ("inf", "nan") becomes null rather than a string, so a consumer never finds a string
+// in a numeric field. Binary columns are base64 strings. DATETIME and
 // TIMESTAMP become ISO-8601 by turning the space between date and time into 'T'; zero dates
 // ("0000-00-00 00:00:00") are no ISO-8601 date at all, so they stay exactly as the server sent them for
 // consumers to recognise. Text is escaped per RFC 8259: quotes, backslashes and control characters;
 // everything else (U+2028 included, which RFC 8259 allows) is copied byte for byte, so the payload is
 // valid UTF-8 whenever the server's text is, which it is for a utf8mb4 connection.
-#include <rapidjson/allocators.h>
+#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <cstddef>
@@ -26,32 +26,23 @@ namespace rowpump {
 
 namespace {
 
-// A rapidjson output stream that appends to a std::string the caller owns.
-class AppendStream {
-public:
-    using Ch = char;
-    explicit AppendStream(std::string& out) : out_(out) {}
-    void Put(char c) { out_.push_back(c); }
-    void Flush() {}
-
-private:
-    std::string& out_;
-};
-
-// The writer tracks its one nesting level on a stack allocator living in the encode() frame, so a row
-// costs no allocation of its own.
-using LevelAllocator = rapidjson::MemoryPoolAllocator<rapidjson::CrtAllocator>;
-using JsonWriter = rapidjson::Writer<AppendStream, rapidjson::UTF8<>, rapidjson::UTF8<>, LevelAllocator>;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 rapidjson::SizeType json_size(std::string_view text) { return static_cast<rapidjson::SizeType>(text.size()); }
 
 bool is_zero_date(std::string_view text) { return text.substr(0, 10) == "0000-00-00"; }
 
-// Base64 of binary values, rewritten numbers and ISO dates are built here: one buffer per thread, reused,
-// because encode() is const and may be called from several workers at once.
-std::string& scratch_buffer() {
-    thread_local std::string buffer;
-    return buffer;
+// A row is written into buffers reused row after row, one set per thread because encode() is const and
+// may run in several workers at once. Each keeps the size of the largest row its thread encoded.
+struct Workspace {
+    rapidjson::StringBuffer json;
+    JsonWriter writer;
+    std::string scratch;  // base64 of binary values, rewritten numbers, ISO dates
+};
+
+Workspace& workspace() {
+    thread_local Workspace buffers;
+    return buffers;
 }
 
 class JsonEncoder final : public RowEncoder {
@@ -61,11 +52,10 @@ public:
         keys_.reserve(columns.size());
         for (const Column& column : columns) {
             kinds_.push_back(column.kind);
-            std::string key;
-            AppendStream stream(key);
-            JsonWriter writer(stream);
+            rapidjson::StringBuffer key;
+            JsonWriter writer(key);
             writer.String(column.name.data(), json_size(column.name));
-            keys_.push_back(std::move(key));
+            keys_.emplace_back(key.GetString(), key.GetSize());
         }
     }
 
@@ -73,25 +63,26 @@ public:
         if (page.column_count() < kinds_.size())
             throw Error("cannot encode a page of " + std::to_string(page.column_count()) + " columns as JSON with " +
                         std::to_string(kinds_.size()) + " columns");
-        alignas(std::max_align_t) char level_memory[128];
-        LevelAllocator level_allocator(level_memory, sizeof level_memory);
-        AppendStream stream(out);
-        JsonWriter writer(stream, &level_allocator, 1);
+        Workspace& work = workspace();
+        work.json.Clear();
+        JsonWriter& writer = work.writer;
+        writer.Reset(work.json);
         writer.StartObject();
         for (std::size_t column = 0; column < kinds_.size(); ++column) {
             // Column names were escaped once, in the constructor.
             writer.RawValue(keys_[column].data(), keys_[column].size(), rapidjson::kStringType);
             const auto value = page.value(row, column);
-            if (value) write_value(writer, kinds_[column], *value);
+            if (value) write_value(writer, work.scratch, kinds_[column], *value);
             else writer.Null();
         }
         writer.EndObject();
+        out.append(work.json.GetString(), work.json.GetSize());
     }
 
     std::string header() const override { return {}; }
 
 private:
-    static void write_value(JsonWriter& writer, ColumnKind kind, std::string_view text) {
+    static void write_value(JsonWriter& writer, std::string& scratch, ColumnKind kind, std::string_view text) {
         switch (kind) {
             case ColumnKind::signed_integer:
             case ColumnKind::unsigned_integer:
@@ -100,25 +91,23 @@ private:
             case ColumnKind::bit:
             case ColumnKind::year:
                 // Writer::RawNumber would quote the number (rapidjson issue #852): RawValue does not.
-                if (const auto number = json_number(text, scratch_buffer()))
+                if (const auto number = json_number(text, scratch))
                     writer.RawValue(number->data(), number->size(), rapidjson::kNumberType);
                 else
                     writer.Null();
                 return;
             case ColumnKind::datetime:
                 if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) {
-                    std::string& iso = scratch_buffer();
-                    iso.assign(text);
-                    iso[10] = 'T';
-                    writer.String(iso.data(), json_size(iso));
+                    scratch.assign(text);
+                    scratch[10] = 'T';
+                    writer.String(scratch.data(), json_size(scratch));
                     return;
                 }
                 break;
             case ColumnKind::binary: {
-                std::string& base64 = scratch_buffer();
-                base64.clear();
-                base64_append(text, base64);
-                writer.String(base64.data(), json_size(base64));
+                scratch.clear();
+                base64_append(text, scratch);
+                writer.String(scratch.data(), json_size(scratch));
                 return;
             }
             case ColumnKind::date:

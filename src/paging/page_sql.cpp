@@ -1,32 +1,19 @@
 #include "paging/page_sql.hpp"
 
+#include "paging/select_expression.hpp"
+
 #include <algorithm>
 
 namespace rowpump {
 
 namespace {
 
-// Values whose binary-protocol text is not what we encode are converted by the server: exact
-// fractional seconds for temporal types, the shortest round-trip text for floats, BIT as its number.
-std::string select_expression(const Column& column, const std::string& qualifier) {
-    const std::string name = (qualifier.empty() ? "" : qualifier + ".") + mysql::quote_identifier(column.name);
-    switch (column.kind) {
-        case ColumnKind::date:
-        case ColumnKind::datetime:
-        case ColumnKind::time:
-        case ColumnKind::floating:
-            return "CAST(" + name + " AS CHAR)";
-        case ColumnKind::bit:
-            return "CAST(" + name + " AS UNSIGNED)";
-        default:
-            return name;
-    }
-}
-
-std::size_t position_of(std::vector<Column>& columns, const Column& column) {
-    auto found = std::find_if(columns.begin(), columns.end(), [&](const Column& c) { return c.name == column.name; });
-    if (found != columns.end()) return static_cast<std::size_t>(found - columns.begin());
+// Where `column` is among the plain (not computed) select columns; appended when absent.
+std::size_t position_of(std::vector<Column>& columns, std::vector<std::string>& functions, const Column& column) {
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (columns[i].name == column.name && functions[i].empty()) return i;
     columns.push_back(column);
+    functions.emplace_back();
     return columns.size() - 1;
 }
 
@@ -40,10 +27,20 @@ SqlFragment limited(std::string sql, const SqlFragment& where, std::size_t limit
 }  // namespace
 
 PageSql::PageSql(const ReadPlan& plan)
-    : table_(plan.table.quoted_name()), where_(plan.spec.where), select_columns_(plan.columns) {
+    : table_(plan.table.quoted_name()),
+      where_(plan.spec.where),
+      select_columns_(plan.columns),
+      computed_functions_(plan.columns.size()) {
+    for (const auto& computed : plan.spec.computed) {
+        Column column = plan.table.column(computed.column);
+        // A computed value is read as the server's text whatever the column's type.
+        if (!computed.function.empty()) column.kind = ColumnKind::other;
+        select_columns_.push_back(column);
+        computed_functions_.push_back(computed.function);
+    }
     auto make_key = [&](const std::vector<Column>& columns) {
         PassKey key{columns, KeyExpression::of(columns), KeyExpression::of(columns, "rp_t"), {}};
-        for (const auto& column : columns) key.positions.push_back(position_of(select_columns_, column));
+        for (const auto& column : columns) key.positions.push_back(position_of(select_columns_, computed_functions_, column));
         return key;
     };
     main_key_ = make_key(plan.key_columns());
@@ -76,7 +73,14 @@ SqlFragment PageSql::conditions(Pass pass, const PageBounds& bounds) const {
 
 std::string PageSql::select_list(const std::string& qualifier) const {
     std::string out;
-    for (const auto& column : select_columns_) out += (out.empty() ? "" : ", ") + select_expression(column, qualifier);
+    for (std::size_t i = 0; i < select_columns_.size(); ++i) {
+        const auto& function = computed_functions_[i];
+        const std::string expression =
+            function.empty() ? select_expression(select_columns_[i], qualifier)
+                             : function + "(" + (qualifier.empty() ? "" : qualifier + ".") +
+                                   mysql::quote_identifier(select_columns_[i].name) + ")";
+        out += (out.empty() ? "" : ", ") + expression;
+    }
     return out;
 }
 

@@ -23,7 +23,7 @@ class PageSql {
 public:
     explicit PageSql(const ReadPlan& plan);
 
-    // What each page row carries: the plan's columns, then any key column they lack.
+    // What each page row carries: the plan's columns, the computed values, then any key column they lack.
     const std::vector<Column>& select_columns() const { return select_columns_; }
     // Where each column of the pass's key sits in select_columns().
     const std::vector<std::size_t>& key_positions(Pass pass) const;
@@ -55,6 +55,7 @@ private:
     std::string where_;
     std::string null_key_condition_;      // (a IS NULL OR b IS NULL); empty when the key is NOT NULL
     std::vector<Column> select_columns_;
+    std::vector<std::string> computed_functions_;  // per select column: "" or the function applied to it
     PassKey main_key_;
     PassKey null_pass_key_;
 };

@@ -1,0 +1,103 @@
+#include "paging/page_sql.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rowpump {
+namespace {
+
+Column column(const std::string& name, ColumnKind kind, bool nullable = false) {
+    return Column{name, "", kind, nullable, 0, 0};
+}
+
+ReadPlan plan_for(std::vector<Column> columns, std::vector<std::string> key, std::string where = "") {
+    ReadPlan plan;
+    plan.table.schema = "db";
+    plan.table.name = "t";
+    plan.table.columns = columns;
+    plan.table.primary_key = {columns.front().name};
+    plan.key.columns = std::move(key);
+    plan.columns = std::move(columns);
+    plan.spec.where = std::move(where);
+    return plan;
+}
+
+TEST(PageSql, KeysetFirstPageHasNoBoundAndBindsTheLimit) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("name", ColumnKind::text)}, {"id"});
+    PageSql sql(plan);
+    auto page = sql.keyset(Pass::main, {}, 500);
+    EXPECT_EQ(page.sql, "SELECT `id`, `name` FROM `db`.`t` WHERE TRUE ORDER BY `id` LIMIT ?");
+    ASSERT_EQ(page.params.size(), 1u);
+    EXPECT_EQ(std::get<std::int64_t>(page.params[0]), 500);
+}
+
+TEST(PageSql, KeysetAfterLastKeyWithFilterAndUpperBound) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer)}, {"id"}, "id % 2 = 0");
+    PageSql sql(plan);
+    PageBounds bounds{KeyValue{std::int64_t{10}}, false, KeyValue{std::int64_t{20}}};
+    auto page = sql.keyset(Pass::main, bounds, 100);
+    EXPECT_EQ(page.sql, "SELECT `id` FROM `db`.`t` WHERE (id % 2 = 0) AND `id` > ? AND `id` < ? ORDER BY `id` LIMIT ?");
+    EXPECT_EQ(page.params.size(), 3u);
+}
+
+TEST(PageSql, HiddenKeyColumnsAreAppendedAfterTheRequestedColumns) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("name", ColumnKind::text)}, {"id"});
+    plan.columns = {column("name", ColumnKind::text)};
+    PageSql sql(plan);
+    ASSERT_EQ(sql.select_columns().size(), 2u);
+    EXPECT_EQ(sql.select_columns()[1].name, "id");
+    EXPECT_EQ(sql.key_positions(Pass::main), std::vector<std::size_t>{1});
+}
+
+TEST(PageSql, TemporalColumnsAreReadAsServerText) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("at", ColumnKind::datetime)}, {"id"});
+    PageSql sql(plan);
+    EXPECT_NE(sql.keyset(Pass::main, {}, 1).sql.find("CAST(`at` AS CHAR)"), std::string::npos);
+}
+
+TEST(PageSql, DeferredJoinPagesKeysInASubqueryAndJoinsBack) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("v", ColumnKind::text)}, {"id"});
+    PageSql sql(plan);
+    auto page = sql.deferred_join(Pass::main, {KeyValue{std::int64_t{5}}, false, std::nullopt}, 10);
+    EXPECT_EQ(page.sql,
+              "SELECT rp_t.`id`, rp_t.`v` FROM `db`.`t` AS rp_t JOIN (SELECT `id` FROM `db`.`t` WHERE `id` > ? "
+              "ORDER BY `id` LIMIT ?) AS rp_page ON rp_t.`id` = rp_page.`id` ORDER BY rp_t.`id`");
+}
+
+TEST(PageSql, IdInSecondPhaseListsEveryKeyTuple) {
+    auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"});
+    PageSql sql(plan);
+    auto page = sql.rows_with_keys(Pass::main, {{std::int64_t{1}, std::string("x")}, {std::int64_t{2}, std::string("y")}});
+    EXPECT_EQ(page.sql, "SELECT `a`, `b` FROM `db`.`t` WHERE (`a`, `b`) IN ((?, ?), (?, ?)) ORDER BY `a`, `b`");
+    EXPECT_EQ(page.params.size(), 4u);
+}
+
+TEST(PageSql, NullableKeyExcludesNullsFromTheMainPassAndReadsThemInTheirOwn) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("u", ColumnKind::text, true)}, {"u"});
+    plan.null_key_rows = 3;
+    PageSql sql(plan);
+    EXPECT_EQ(sql.keyset(Pass::main, {}, 10).sql,
+              "SELECT `id`, `u` FROM `db`.`t` WHERE NOT (`u` IS NULL) ORDER BY `u` LIMIT ?");
+    EXPECT_EQ(sql.keyset(Pass::null_keys, {}, 10).sql,
+              "SELECT `id`, `u` FROM `db`.`t` WHERE (`u` IS NULL) ORDER BY `id` LIMIT ?");
+}
+
+TEST(PageSql, OffsetBindsLimitThenOffset) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer)}, {"id"});
+    PageSql sql(plan);
+    auto page = sql.offset(Pass::main, {}, 100, 5000);
+    EXPECT_EQ(page.sql, "SELECT `id` FROM `db`.`t` WHERE TRUE ORDER BY `id` LIMIT ? OFFSET ?");
+    EXPECT_EQ(std::get<std::int64_t>(page.params[1]), 5000);
+}
+
+TEST(PageSql, ComputedValuesFollowTheColumns) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("due", ColumnKind::datetime)}, {"id"});
+    plan.columns = {column("id", ColumnKind::signed_integer)};
+    plan.spec.computed = {{"rp_due", "due", "UNIX_TIMESTAMP"}};
+    PageSql sql(plan);
+    EXPECT_EQ(sql.keyset(Pass::main, {}, 1).sql,
+              "SELECT `id`, UNIX_TIMESTAMP(`due`) FROM `db`.`t` WHERE TRUE ORDER BY `id` LIMIT ?");
+    EXPECT_EQ(sql.key_positions(Pass::main), std::vector<std::size_t>{0});
+}
+
+}  // namespace
+}  // namespace rowpump
