@@ -1,6 +1,7 @@
 // The rowpump command: main only wires subcommands and turns errors into one line and an exit code.
 #include <CLI/CLI.hpp>
 
+#include "cli/backfill_command.hpp"
 #include "cli/read_command.hpp"
 #include "log.hpp"
 #include "rowpump/error.hpp"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
 
     rowpump::cli::ReadOptions read;
     CLI::App* read_command = rowpump::cli::setup_read(app, read);
+    rowpump::cli::BackfillOptions backfill;
+    CLI::App* backfill_command = rowpump::cli::setup_backfill(app, backfill);
 
     app.parse_complete_callback([&] {
         rowpump::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (read_command->parsed()) return rowpump::cli::run_read(read);
+        if (backfill_command->parsed()) return rowpump::cli::run_backfill(backfill);
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_url(error.what()));
         return static_cast<int>(error.exit_code());

@@ -1,0 +1,51 @@
+#pragma once
+// Where a range is split: N half-open key ranges that cover the table's key space exactly once, the
+// first open below and the last open above.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rowpump/key.hpp"
+#include "rowpump/options.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump {
+
+enum class PartitionStrategy {
+    minmax,    // arithmetic split of an integer key between the index ends
+    balanced,  // about the same number of rows per range, any key type, index-only queries
+};
+
+// "minmax" or "balanced"; throws UsageError otherwise.
+PartitionStrategy parse_partition_strategy(const std::string& name);
+std::string to_string(PartitionStrategy strategy);
+
+struct Partition {
+    KeyRange range;
+    // balanced: the rows counted in the range when planned (the first range also counts the rows with a
+    // NULL key, which its reader reads in a separate pass); minmax: the optimizer's EXPLAIN estimate.
+    std::uint64_t estimated_rows = 0;
+};
+
+struct PartitionPlan {
+    PartitionStrategy strategy = PartitionStrategy::balanced;
+    std::vector<Partition> partitions;  // in key order; never empty (an empty table gets one open range)
+    std::uint64_t estimated_rows = 0;   // the sum over the partitions
+};
+
+// Splits the rows the plan reads (its filter included) into at most `count` ranges: fewer only when the
+// table holds fewer distinct keys than `count`. minmax needs a single integer key column; balanced takes
+// any key. Throws UsageError for count 0 or a key minmax cannot split.
+PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, std::size_t count,
+                              PartitionStrategy strategy);
+
+// The arithmetic split points of [min, max] into `count` parts: strictly increasing, each in (min, max],
+// at most count - 1 of them; overflow-safe over the whole 64-bit range. Exposed for tests.
+// Throws UsageError for count 0 or min > max.
+std::vector<std::int64_t> split_points(std::int64_t min, std::int64_t max, std::size_t count);
+std::vector<std::uint64_t> split_points(std::uint64_t min, std::uint64_t max, std::size_t count);
+
+// Ranges from increasing split points: k points give k + 1 ranges, (-inf, p1), [p1, p2), ..., [pk, +inf).
+std::vector<KeyRange> ranges_between(const std::vector<KeyValue>& points);
+
+}  // namespace rowpump

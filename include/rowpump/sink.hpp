@@ -1,0 +1,50 @@
+#pragma once
+// Where rows meet a queue. One interface; the URI picks the implementation:
+//   stdout | file:PATH          NDJSON, one payload per line
+//   redis://[user:pass@]host:port/db     pipelined variadic RPUSH/LPUSH into lists, ZADD for delayed rows
+//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of DESIGN ("Queues")
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rowpump {
+
+// One task on its way to a queue.
+struct Message {
+    std::string payload;
+    int priority_level = 0;    // index into SinkSpec::priority_lists; 0 when there are no priority lists
+    std::int64_t due_ms = 0;   // > 0: a delayed task, due at this Unix time in milliseconds
+};
+
+enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees key order) or LPUSH
+
+struct SinkSpec {
+    std::string uri = "stdout";
+    std::string queue;  // Redis key prefix / MySQL queue table; required for redis and mysql sinks
+    PushSide push = PushSide::right;
+    // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
+    // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
+    std::vector<std::string> priority_lists;
+    std::size_t redis_retry_seconds = 30;  // how long a Redis outage is retried before giving up
+};
+
+class Sink {
+public:
+    virtual ~Sink() = default;
+    // Writes the batch in order. Transient failures are retried with backoff; when that fails the batch
+    // may be partly written (at-least-once) and QueueError is thrown.
+    virtual void write(const std::vector<Message>& batch) = 0;
+    // Ready tasks waiting in the queue (for --high-water); nullopt when the sink cannot tell.
+    virtual std::optional<std::uint64_t> ready_count() = 0;
+    // Where the rows go, password redacted: "redis://127.0.0.1:6379/0 list orders".
+    virtual std::string describe() const = 0;
+};
+
+// Checks the spec (scheme, queue name, reachability, queue table shape, creating the table when it is
+// missing) and opens a sink. Throws UsageError for a bad spec or a queue table of the wrong shape and
+// QueueError when the target cannot be reached. Each worker opens its own sink.
+std::unique_ptr<Sink> make_sink(const SinkSpec& spec);
+
+}  // namespace rowpump

@@ -1,0 +1,55 @@
+#include "checkpoint/job_store.hpp"
+
+#include <cstdio>
+
+#include "mysql/connection.hpp"
+
+namespace rowpump {
+
+namespace {
+
+// FNV-1a: stable across builds and machines, unlike std::hash; collisions only matter between two
+// definitions of one job id, where the description is compared too.
+std::string fingerprint_of(const std::string& text) {
+    std::uint64_t hash = 14695981039346656037ull;
+    for (unsigned char c : text) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+    }
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+    return out;
+}
+
+std::string list(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + mysql::quote_identifier(name);
+    return out;
+}
+
+}  // namespace
+
+JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
+    JobDefinition definition;
+    definition.job_id = spec.job_id;
+    std::vector<std::string> columns;
+    for (const auto& column : plan.columns) columns.push_back(column.name);
+    std::string text = "table " + plan.table.quoted_name() + " key (" + list(plan.key.columns) + ") columns (" +
+                       list(columns) + ")";
+    if (!plan.spec.where.empty()) text += " where (" + plan.spec.where + ")";
+    text += " -> " + redact_url(spec.sink.uri) + " queue " + spec.sink.queue + " (" +
+            (spec.format == Format::json ? "json" : "csv") + ")";
+    if (!spec.route.priority_column.empty()) {
+        text += " priority " + spec.route.priority_column + ":";
+        for (const auto& level : spec.route.levels) text += " " + level.name + ">=" + std::to_string(level.min);
+    }
+    if (spec.route.delay.count() > 0) text += " delay " + std::to_string(spec.route.delay.count()) + "ms";
+    if (!spec.route.due_column.empty()) text += " due " + spec.route.due_column;
+    definition.description = text;
+    definition.fingerprint = fingerprint_of(text);
+    definition.key_columns = plan.key_columns();
+    definition.lease_timeout = spec.lease_timeout;
+    return definition;
+}
+
+}  // namespace rowpump

@@ -1,0 +1,72 @@
+#pragma once
+// A job's state lives beside its queue (MySQL tables or Redis keys) so that a page's rows and the
+// checkpoint that covers them are written in one atomic step. A range is leased by one worker's own
+// sink connection: the lease dies with that connection, and a live owner that stops making progress
+// loses it after the lease timeout.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rowpump/job.hpp"
+
+namespace rowpump {
+
+// What identifies a job's definition: a resume must read the same rows into the same queue.
+struct JobDefinition {
+    std::string job_id;
+    std::string description;  // "table `db`.`t` key (id) where ... -> redis://host:6379/0 queue q (json)"
+    std::string fingerprint;  // a stable hash of the description
+    std::vector<Column> key_columns;
+    std::chrono::seconds lease_timeout{60};
+};
+
+JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan);
+
+struct StoredRange {
+    std::uint32_t number = 0;
+    KeyRange range;
+    std::optional<KeyValue> last_key;  // the checkpoint: rows up to here are in the queue
+    std::uint64_t rows_written = 0;
+    std::uint64_t estimated_rows = 0;
+};
+
+struct JobState {
+    bool exists = false;
+    std::string fingerprint;
+    std::string description;
+    std::size_t ranges = 0;
+    std::size_t ranges_done = 0;
+    std::uint64_t rows_written = 0;
+    bool finished() const { return exists && ranges > 0 && ranges_done == ranges; }
+};
+
+// One per worker; owns that worker's sink connection.
+class JobLedger {
+public:
+    virtual ~JobLedger() = default;
+    // A pending range that no live owner holds, now leased to this ledger's connection.
+    virtual std::optional<StoredRange> lease() = 0;
+    // Writes the messages and moves the range's checkpoint to `last_key` in one atomic step. Returns false,
+    // having written nothing, when the lease was lost (taken over, or this connection died).
+    virtual bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) = 0;
+    // Marks the range done; false when the lease was lost.
+    virtual bool complete(const StoredRange& range) = 0;
+};
+
+class JobStore {
+public:
+    virtual ~JobStore() = default;
+    virtual JobState state() = 0;
+    // Creates the job with these ranges unless it exists (another process may win the race; then its
+    // state is what counts). Returns the state after the call.
+    virtual JobState create(const std::vector<Partition>& partitions) = 0;
+    virtual std::unique_ptr<JobLedger> open_ledger() = 0;
+};
+
+// The store of the sink's kind: mysql:// or redis://. Throws UsageError for other sinks.
+std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition);
+
+}  // namespace rowpump

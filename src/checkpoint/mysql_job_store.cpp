@@ -1,0 +1,233 @@
+// Job state in two tables beside the queue table. A page is one transaction: the fenced checkpoint
+// UPDATE first (it locks the range row and proves the lease), then the queue INSERT, then COMMIT.
+#include <set>
+
+#include "checkpoint/job_store.hpp"
+#include "checkpoint/key_codec.hpp"
+#include "log.hpp"
+#include "mysql/connection.hpp"
+#include "mysql/queue_insert.hpp"
+#include "mysql/queue_table.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+const char* const jobs_ddl =
+    "CREATE TABLE IF NOT EXISTS rowpump_jobs ("
+    " job_id VARBINARY(191) NOT NULL PRIMARY KEY,"
+    " fingerprint CHAR(16) NOT NULL,"
+    " definition TEXT NOT NULL,"
+    " ranges INT NOT NULL,"
+    " created_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"
+    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
+
+const char* const ranges_ddl =
+    "CREATE TABLE IF NOT EXISTS rowpump_job_ranges ("
+    " job_id VARBINARY(191) NOT NULL,"
+    " range_no INT UNSIGNED NOT NULL,"
+    " lo BLOB NULL, hi BLOB NULL, last_key BLOB NULL,"
+    " estimated_rows BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+    " rows_written BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+    " status ENUM('pending','done') NOT NULL DEFAULT 'pending',"
+    " owner BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+    " lease_until DATETIME(6) NULL,"
+    " PRIMARY KEY (job_id, range_no)"
+    ") ENGINE=InnoDB";
+
+std::string text_or_empty(sql::ResultSet& result, std::uint32_t column) {
+    return result.isNull(column) ? std::string() : result.getString(column).asStdString();
+}
+
+class MySqlJobLedger final : public JobLedger {
+public:
+    MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
+        : connection_(std::move(options)),
+          definition_(definition),
+          inserter_(connection_, sink.queue, sink.priority_lists.size()) {}
+
+    std::optional<StoredRange> lease() override {
+        return connection_.retrying([&] { return lease_once(); });
+    }
+
+    bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
+        try {
+            return connection_.retrying([&] {
+                connection_.execute_text("START TRANSACTION");
+                try {
+                    const auto fenced = connection_.execute(
+                        "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
+                        "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
+                        "owner = CONNECTION_ID() AND status = 'pending'",
+                        {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(),
+                         definition_.job_id, static_cast<std::int64_t>(range.number)});
+                    if (fenced == 0) {
+                        connection_.execute_text("ROLLBACK");
+                        return false;
+                    }
+                    inserter_.insert(batch);
+                    connection_.execute_text("COMMIT");
+                    return true;
+                } catch (const Error& error) {
+                    rollback_quietly();
+                    throw;
+                }
+            });
+        } catch (const ConnectionLost&) {
+            // The server rolled the transaction back, or committed it just before the connection went:
+            // either way the stored checkpoint says which, and the lease belonged to the dead connection.
+            return false;
+        }
+    }
+
+    bool complete(const StoredRange& range) override {
+        return connection_.retrying([&] {
+            return connection_.execute(
+                       "UPDATE rowpump_job_ranges SET status = 'done', owner = 0, lease_until = NULL "
+                       "WHERE job_id = ? AND range_no = ? AND owner = CONNECTION_ID()",
+                       {definition_.job_id, static_cast<std::int64_t>(range.number)}) == 1;
+        });
+    }
+
+private:
+    std::int64_t lease_seconds() const { return static_cast<std::int64_t>(definition_.lease_timeout.count()); }
+
+    void rollback_quietly() noexcept {
+        try {
+            connection_.execute_text("ROLLBACK");
+        } catch (...) {
+        }
+    }
+
+    std::set<std::uint64_t> live_connections() {
+        std::set<std::uint64_t> ids;
+        auto result = connection_.query("SELECT ID FROM information_schema.PROCESSLIST");
+        while (result->next()) ids.insert(result->getUInt64(1));
+        return ids;
+    }
+
+    std::optional<StoredRange> lease_once() {
+        const auto live = live_connections();
+        connection_.execute_text("START TRANSACTION");
+        try {
+            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway.
+            auto result = connection_.query(
+                "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
+                "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
+                "WHERE job_id = ? AND status = 'pending' ORDER BY range_no FOR UPDATE SKIP LOCKED",
+                {definition_.job_id});
+            std::optional<StoredRange> chosen;
+            while (result->next() && !chosen) {
+                const std::uint64_t owner = result->getUInt64(7);
+                const bool expired = result->getInt(8) != 0;
+                if (owner != 0 && !expired && live.count(owner)) continue;
+                if (owner != 0)
+                    log().info("taking over range {} of job {} from connection {} ({})", result->getUInt(1),
+                               definition_.job_id, owner, live.count(owner) ? "lease expired" : "gone");
+                StoredRange range;
+                range.number = result->getUInt(1);
+                range.range.lo = decode_optional_key(text_or_empty(*result, 2), definition_.key_columns);
+                range.range.hi = decode_optional_key(text_or_empty(*result, 3), definition_.key_columns);
+                range.last_key = decode_optional_key(text_or_empty(*result, 4), definition_.key_columns);
+                range.rows_written = result->getUInt64(5);
+                range.estimated_rows = result->getUInt64(6);
+                chosen = std::move(range);
+            }
+            result.reset();
+            if (chosen)
+                connection_.execute(
+                    "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
+                    "WHERE job_id = ? AND range_no = ?",
+                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(chosen->number)});
+            connection_.execute_text("COMMIT");
+            return chosen;
+        } catch (const Error&) {
+            rollback_quietly();
+            throw;
+        }
+    }
+
+    mysql::Connection connection_;
+    JobDefinition definition_;
+    mysql::QueueInserter inserter_;
+};
+
+class MySqlJobStore final : public JobStore {
+public:
+    MySqlJobStore(MySqlOptions options, SinkSpec sink, JobDefinition definition)
+        : options_(std::move(options)), sink_(std::move(sink)), definition_(std::move(definition)), connection_(options_) {
+        connection_.retrying([&] {
+            connection_.execute_text(jobs_ddl);
+            connection_.execute_text(ranges_ddl);
+            mysql::create_queue_table(connection_, sink_.queue);
+            mysql::check_queue_table(connection_, sink_.queue);
+        });
+    }
+
+    JobState state() override {
+        return connection_.retrying([&] {
+            JobState state;
+            auto job = connection_.query("SELECT fingerprint, definition, ranges FROM rowpump_jobs WHERE job_id = ?",
+                                         {definition_.job_id});
+            if (!job->next()) return state;
+            state.exists = true;
+            state.fingerprint = job->getString(1).asStdString();
+            state.description = job->getString(2).asStdString();
+            state.ranges = job->getUInt(3);
+            auto ranges = connection_.query(
+                "SELECT COALESCE(SUM(status = 'done'), 0), COALESCE(SUM(rows_written), 0) FROM rowpump_job_ranges "
+                "WHERE job_id = ?",
+                {definition_.job_id});
+            ranges->next();
+            state.ranges_done = ranges->getUInt64(1);
+            state.rows_written = ranges->getUInt64(2);
+            return state;
+        });
+    }
+
+    JobState create(const std::vector<Partition>& partitions) override {
+        connection_.retrying([&] {
+            connection_.execute_text("START TRANSACTION");
+            try {
+                const auto inserted = connection_.execute(
+                    "INSERT IGNORE INTO rowpump_jobs (job_id, fingerprint, definition, ranges) VALUES (?, ?, ?, ?)",
+                    {definition_.job_id, definition_.fingerprint, definition_.description,
+                     static_cast<std::int64_t>(partitions.size())});
+                for (std::size_t i = 0; inserted == 1 && i < partitions.size(); ++i)
+                    connection_.execute(
+                        "INSERT INTO rowpump_job_ranges (job_id, range_no, lo, hi, estimated_rows) VALUES (?, ?, "
+                        "NULLIF(?, ''), NULLIF(?, ''), ?)",
+                        {definition_.job_id, static_cast<std::int64_t>(i), encode_key(partitions[i].range.lo),
+                         encode_key(partitions[i].range.hi), static_cast<std::int64_t>(partitions[i].estimated_rows)});
+                connection_.execute_text("COMMIT");
+            } catch (const Error&) {
+                try {
+                    connection_.execute_text("ROLLBACK");
+                } catch (...) {
+                }
+                throw;
+            }
+        });
+        return state();
+    }
+
+    std::unique_ptr<JobLedger> open_ledger() override {
+        return std::make_unique<MySqlJobLedger>(options_, sink_, definition_);
+    }
+
+private:
+    MySqlOptions options_;
+    SinkSpec sink_;
+    JobDefinition definition_;
+    mysql::Connection connection_;
+};
+
+}  // namespace
+
+std::unique_ptr<JobStore> open_mysql_job_store(const SinkSpec& sink, const JobDefinition& definition) {
+    mysql::validate_queue_table_name(sink.queue);
+    return std::make_unique<MySqlJobStore>(MySqlOptions::from_url(sink.uri), sink, definition);
+}
+
+}  // namespace rowpump

@@ -1,0 +1,19 @@
+#include "checkpoint/job_store.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+std::unique_ptr<JobStore> open_mysql_job_store(const SinkSpec& sink, const JobDefinition& definition);
+std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDefinition& definition);
+
+std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition) {
+    if (definition.job_id.empty() || definition.job_id.size() > 191)
+        throw UsageError("a job id must be 1 to 191 characters, got '" + definition.job_id + "'");
+    if (sink.uri.rfind("redis://", 0) == 0) return open_redis_job_store(sink, definition);
+    if (sink.uri.rfind("mysql://", 0) == 0 || sink.uri.rfind("mariadb://", 0) == 0)
+        return open_mysql_job_store(sink, definition);
+    throw UsageError("a job id needs a redis:// or mysql:// sink: the job's checkpoints are stored beside the "
+                     "queue, in the same atomic step as the rows");
+}
+
+}  // namespace rowpump

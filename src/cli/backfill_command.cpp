@@ -1,0 +1,130 @@
+#include "cli/backfill_command.hpp"
+
+#include <cstdio>
+#include <thread>
+
+#include "cli/progress_bar.hpp"
+#include "cli/stop_signal.hpp"
+#include "cli/summary_output.hpp"
+#include "route/router.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::cli {
+
+CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
+    auto* command = app.add_subcommand("backfill", "Stream a table into a queue: N key ranges, W parallel workers");
+    command->footer(
+        "Examples:\n"
+        "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders\n"
+        "  rowpump backfill --table orders --partitions 16 --workers 4 --sink mysql://app@127.0.0.1/jobs "
+        "--queue order_tasks\n"
+        "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders \\\n"
+        "      --priority-column amount --priority high:1000,mid:100,low     (lists orders:p:high, ...)\n"
+        "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue reminders --due-column remind_at\n"
+        "Ctrl-C stops cleanly (exit 3); the summary says where each range stopped.");
+    add_source_options(*command, options.source);
+    command->add_option("--partitions", options.partitions, "Key ranges to split the table into (default: workers)");
+    command->add_option("--partition-strategy", options.partition_strategy, "How ranges are cut")
+        ->check(CLI::IsMember({"minmax", "balanced"}));
+    command->add_option("--workers", options.workers, "Parallel workers, each with its own connections "
+                                                      "(default: the number of cores)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+    command->add_option("--sink", options.sink, "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db");
+    command->add_option("--queue", options.queue, "Redis list (key prefix) or MySQL queue table");
+    command->add_option("--push", options.push, "Redis push side")->check(CLI::IsMember({"rpush", "lpush"}));
+    command->add_option("--format", options.format, "Payload format")->check(CLI::IsMember({"json", "csv"}));
+    command->add_option("--priority-column", options.priority_column, "Numeric column that routes rows to lists");
+    command->add_option("--priority", options.priority_levels,
+                        "Levels, highest first, as name:min,...,name (rows >= min go there; the last takes the rest)");
+    command->add_option("--delay", options.delay_seconds, "Make every row a delayed task due in this many seconds")
+        ->check(CLI::NonNegativeNumber);
+    command->add_option("--due-column", options.due_column, "DATETIME column with each row's due time (delayed set)");
+    command->add_option("--rate", options.rate, "At most this many rows per second over all workers")
+        ->check(CLI::NonNegativeNumber);
+    command->add_option("--high-water", options.high_water, "Pause while the queue holds more ready tasks than this");
+    command->add_option("--page-time-ms", options.page_time_ms,
+                        "Adapt page size toward this time per page (0: keep --page-size fixed)");
+    command->add_option("--max-page-size", options.max_page_size, "Largest adaptive page")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+    command->add_option("--job-id", options.job_id,
+                        "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); "
+                        "processes given the same job id share the work");
+    command->add_flag("--resume", options.resume, "Continue the job given by --job-id where it stopped");
+    command->add_option("--lease-timeout", options.lease_timeout_seconds,
+                        "Seconds after which a live but stuck process loses its range")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{86400}));
+    command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
+    command->add_option("--summary-json", options.summary_json, "Also write the summary as JSON to this file");
+    return command;
+}
+
+namespace {
+
+JobSpec job_spec(const BackfillOptions& options) {
+    JobSpec spec;
+    spec.mysql = options.source.mysql();
+    spec.read = options.source.read_spec();
+    spec.read.target_page_time = std::chrono::milliseconds(options.page_time_ms);
+    spec.read.max_page_size = std::max(options.max_page_size, options.source.page_size);
+    spec.read.min_page_size = std::min<std::size_t>(100, options.source.page_size);
+    spec.partitions = options.partitions;
+    spec.partition_strategy = parse_partition_strategy(options.partition_strategy);
+    spec.workers = options.workers;
+    spec.sink.uri = options.sink;
+    spec.sink.queue = options.queue;
+    spec.sink.push = options.push == "lpush" ? PushSide::left : PushSide::right;
+    spec.format = parse_format(options.format);
+    spec.route.priority_column = options.priority_column;
+    if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
+    spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));
+    spec.route.due_column = options.due_column;
+    spec.rate = options.rate;
+    spec.high_water = options.high_water;
+    spec.job_id = options.job_id;
+    spec.resume = options.resume;
+    spec.lease_timeout = std::chrono::seconds(options.lease_timeout_seconds);
+    return spec;
+}
+
+int print_plan(const JobSpec& spec) {
+    auto plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, spec.read));
+    const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
+    const auto partitions =
+        plan_partitions(spec.mysql, *plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
+    std::printf("table %s, key (", plan->table.quoted_name().c_str());
+    for (std::size_t i = 0; i < plan->key.columns.size(); ++i)
+        std::printf("%s%s", i ? ", " : "", plan->key.columns[i].c_str());
+    std::printf("): %s\n", plan->key.reason.c_str());
+    std::printf("%zu ranges, ~%llu rows, %zu workers, sink %s%s%s (dry run: nothing written)\n",
+                partitions.partitions.size(), static_cast<unsigned long long>(partitions.estimated_rows), workers,
+                redact_url(spec.sink.uri).c_str(), spec.sink.queue.empty() ? "" : " queue ", spec.sink.queue.c_str());
+    for (std::size_t i = 0; i < partitions.partitions.size(); ++i) {
+        const auto& partition = partitions.partitions[i];
+        PageReader reader(spec.mysql, plan, partition.range);
+        std::printf("range %zu [%s, %s) ~%llu rows: %s\n", i,
+                    partition.range.lo ? to_string(*partition.range.lo).c_str() : "start",
+                    partition.range.hi ? to_string(*partition.range.hi).c_str() : "end",
+                    static_cast<unsigned long long>(partition.estimated_rows), reader.next_page_sql().c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_backfill(const BackfillOptions& options) {
+    const JobSpec spec = job_spec(options);
+    if (options.dry_run) return print_plan(spec);
+
+    ProgressBar progress;
+    JobControl control;
+    control.stop = &install_stop_signals();
+    control.on_progress = [&progress](const JobProgress& update) { progress.update(update); };
+    const JobSummary summary = run_job(spec, control);
+    progress.finish();
+    print_summary(summary);
+    if (!options.summary_json.empty()) write_summary_json(summary, options.summary_json);
+    return static_cast<int>(summary.interrupted ? ExitCode::interrupted : ExitCode::done);
+}
+
+}  // namespace rowpump::cli

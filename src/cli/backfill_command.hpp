@@ -1,0 +1,36 @@
+#pragma once
+// `rowpump backfill`: the main job from the command line: N ranges, W workers, one sink.
+#include <CLI/CLI.hpp>
+
+#include "cli/source_options.hpp"
+
+namespace rowpump::cli {
+
+struct BackfillOptions {
+    SourceOptions source;
+    std::size_t partitions = 0;
+    std::string partition_strategy = "balanced";
+    std::size_t workers = 0;
+    std::string sink = "stdout";
+    std::string queue;
+    std::string push = "rpush";
+    std::string format = "json";
+    std::string priority_column;
+    std::string priority_levels;  // "high:100,mid:10,low"
+    double delay_seconds = 0;
+    std::string due_column;
+    double rate = 0;
+    std::uint64_t high_water = 0;
+    std::size_t page_time_ms = 250;
+    std::size_t max_page_size = 50000;
+    std::string job_id;
+    bool resume = false;
+    std::size_t lease_timeout_seconds = 60;
+    bool dry_run = false;
+    std::string summary_json;
+};
+
+CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options);
+int run_backfill(const BackfillOptions& options);
+
+}  // namespace rowpump::cli

@@ -1,0 +1,75 @@
+#include "cli/explain_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/run_command.hpp"
+#include "job/explain_job.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::cli {
+
+CLI::App* setup_explain(CLI::App& app, ExplainOptions& options) {
+    auto* command = app.add_subcommand(
+        "explain", "Show, for each range of a YAML job, the SQL of its first page and the server's EXPLAIN of it");
+    command->footer(
+        "Examples:\n"
+        "  rowpump explain jobs/filtered_backfill.yaml\n"
+        "  rowpump explain jobs/redis_backfill.yaml --set source.strategy=deferred-join --set partitions.count=4\n"
+        "Reads no row and writes nothing. Look for type 'range' on the paging key's index.");
+    command->add_option("job", options.job_file, "The YAML job file")->required();
+    add_override_option(*command, options.overrides);
+    return command;
+}
+
+namespace {
+
+std::string bound(const std::optional<KeyValue>& key, const char* open) { return key ? to_string(*key) : open; }
+
+void print_table(const job::TextTable& table) {
+    std::vector<std::size_t> widths;
+    for (const auto& column : table.columns) widths.push_back(column.size());
+    for (const auto& row : table.rows)
+        for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    auto print_row = [&](const std::vector<std::string>& cells) {
+        std::printf("   ");
+        for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i)
+            std::printf(" %-*s%s", static_cast<int>(widths[i]), cells[i].c_str(), i + 1 < cells.size() ? " |" : "");
+        std::printf("\n");
+    };
+    print_row(table.columns);
+    std::printf("   ");
+    for (std::size_t i = 0; i < widths.size(); ++i) std::printf("%s%s", std::string(widths[i] + 2, '-').c_str(), i + 1 < widths.size() ? "+" : "");
+    std::printf("\n");
+    for (const auto& row : table.rows) print_row(row);
+}
+
+}  // namespace
+
+int run_explain(const ExplainOptions& options) {
+    const JobSpec spec = load_job(options.job_file, options.overrides);
+    const job::JobExplanation explanation = job::explain_job(spec);
+    std::printf("table %s, key (", explanation.table.c_str());
+    for (std::size_t i = 0; i < explanation.key.size(); ++i)
+        std::printf("%s%s", i ? ", " : "", explanation.key[i].c_str());
+    std::printf("): %s; paging %s, %zu %s ranges, ~%llu rows\n", explanation.key_reason.c_str(),
+                to_string(explanation.strategy).c_str(), explanation.ranges.size(),
+                to_string(explanation.partition_strategy).c_str(),
+                static_cast<unsigned long long>(explanation.estimated_rows));
+    for (std::size_t i = 0; i < explanation.ranges.size(); ++i) {
+        const auto& range = explanation.ranges[i];
+        std::printf("\nrange %zu [%s, %s) ~%llu rows\n", i, bound(range.partition.range.lo, "start").c_str(),
+                    bound(range.partition.range.hi, "end").c_str(),
+                    static_cast<unsigned long long>(range.partition.estimated_rows));
+        for (const auto& query : range.queries) {
+            std::printf("  %s:\n    %s\n", query.label.c_str(), query.sql.c_str());
+            std::string params;
+            for (const auto& param : query.params) params += (params.empty() ? "" : ", ") + param;
+            std::printf("  values: %s\n  EXPLAIN:\n", params.empty() ? "(none)" : params.c_str());
+            print_table(query.explain);
+        }
+    }
+    return 0;
+}
+
+}  // namespace rowpump::cli

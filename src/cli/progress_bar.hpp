@@ -1,0 +1,22 @@
+#pragma once
+// Progress on stderr: a bar redrawn in place on a terminal, a plain line every few seconds otherwise
+// (logs and CI keep a readable history).
+#include <chrono>
+
+#include "rowpump/job.hpp"
+
+namespace rowpump::cli {
+
+class ProgressBar {
+public:
+    ProgressBar();
+    void update(const JobProgress& progress);
+    void finish();
+
+private:
+    bool terminal_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point last_line_{};
+};
+
+}  // namespace rowpump::cli

@@ -1,0 +1,40 @@
+#include "cli/run_command.hpp"
+
+#include "cli/job_runner.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::cli {
+
+void add_override_option(CLI::App& command, std::vector<std::string>& overrides) {
+    command
+        .add_option("--set", overrides,
+                    "Override a value of the file: path=value, e.g. --set source.page_size=500 --set workers=4 "
+                    "(repeatable; [a, b] or {k: v} for a list or map; an empty value unsets)")
+        ->allow_extra_args(false);
+}
+
+CLI::App* setup_run(CLI::App& app, RunOptions& options) {
+    auto* command = app.add_subcommand("run", "Run a batch job described in a YAML file");
+    command->footer(
+        "Examples:\n"
+        "  rowpump run jobs/redis_backfill.yaml\n"
+        "  rowpump run jobs/redis_backfill.yaml --set workers=4 --set source.page_size=500 --dry-run\n"
+        "  rowpump run jobs/orders.yaml --resume --summary-json summary.json\n"
+        "Every value is checked before any connection is opened; ${VAR} in the file reads the environment.\n"
+        "Schema and examples: jobs/README.md. Ctrl-C stops cleanly (exit 3).");
+    command->add_option("job", options.job_file, "The YAML job file")->required();
+    add_override_option(*command, options.overrides);
+    command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
+    command->add_flag("--resume", options.resume, "Continue the job (its job_id) where an earlier run stopped");
+    command->add_option("--summary-json", options.summary_json, "Also write the summary as JSON to this file");
+    return command;
+}
+
+int run_run(const RunOptions& options) {
+    JobSpec spec = load_job(options.job_file, options.overrides);
+    spec.resume = options.resume;
+    if (options.dry_run) return print_plan(spec);
+    return run_with_progress(spec, options.summary_json);
+}
+
+}  // namespace rowpump::cli

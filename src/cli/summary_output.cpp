@@ -1,0 +1,111 @@
+#include "cli/summary_output.hpp"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "rowpump/error.hpp"
+
+namespace rowpump::cli {
+
+namespace {
+
+std::string bound_text(const std::optional<KeyValue>& bound, const char* open) {
+    return bound ? to_string(*bound) : open;
+}
+
+template <class Writer>
+void write_key(Writer& writer, const std::optional<KeyValue>& key) {
+    if (!key) {
+        writer.Null();
+        return;
+    }
+    writer.StartArray();
+    for (const auto& part : *key) {
+        if (auto s = std::get_if<std::int64_t>(&part)) writer.Int64(*s);
+        else if (auto u = std::get_if<std::uint64_t>(&part)) writer.Uint64(*u);
+        else writer.String(std::get<std::string>(part).c_str(), static_cast<rapidjson::SizeType>(std::get<std::string>(part).size()));
+    }
+    writer.EndArray();
+}
+
+double rows_per_second(const JobSummary& summary) {
+    return summary.seconds > 0 ? static_cast<double>(summary.rows_written) / summary.seconds : 0;
+}
+
+}  // namespace
+
+void print_summary(const JobSummary& summary) {
+    if (summary.already_finished) {
+        std::fprintf(stderr, "rowpump: the job had already finished (%llu rows written); nothing to do\n",
+                     static_cast<unsigned long long>(summary.rows_done_before));
+        return;
+    }
+    if (summary.rows_done_before > 0)
+        std::fprintf(stderr, "rowpump: resumed: %llu rows had been written by earlier runs\n",
+                     static_cast<unsigned long long>(summary.rows_done_before));
+    std::fprintf(stderr, "rowpump: %s: %llu rows read, %llu written in %.2f s (%.0f rows/s), %zu ranges, %zu splits\n",
+                 summary.interrupted ? "interrupted" : "done", static_cast<unsigned long long>(summary.rows_read),
+                 static_cast<unsigned long long>(summary.rows_written), summary.seconds, rows_per_second(summary),
+                 summary.ranges.size(), summary.steals);
+    for (std::size_t i = 0; i < summary.ranges.size(); ++i) {
+        const auto& range = summary.ranges[i];
+        std::fprintf(stderr, "  range %zu [%s, %s): %llu read, %llu written, %s\n", i,
+                     bound_text(range.range.lo, "start").c_str(), bound_text(range.range.hi, "end").c_str(),
+                     static_cast<unsigned long long>(range.rows_read),
+                     static_cast<unsigned long long>(range.rows_written),
+                     range.finished ? "finished"
+                                    : ("stopped after " + bound_text(range.last_written, "its start")).c_str());
+    }
+}
+
+void write_summary_json(const JobSummary& summary, const std::string& path) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+    writer.StartObject();
+    writer.Key("status");
+    writer.String(summary.already_finished ? "already finished" : summary.interrupted ? "interrupted" : "done");
+    writer.Key("rows_read");
+    writer.Uint64(summary.rows_read);
+    writer.Key("rows_written");
+    writer.Uint64(summary.rows_written);
+    writer.Key("estimated_rows");
+    writer.Uint64(summary.estimated_rows);
+    writer.Key("seconds");
+    writer.Double(summary.seconds);
+    writer.Key("rows_per_second");
+    writer.Double(rows_per_second(summary));
+    writer.Key("rows_done_before");
+    writer.Uint64(summary.rows_done_before);
+    writer.Key("already_finished");
+    writer.Bool(summary.already_finished);
+    writer.Key("splits");
+    writer.Uint64(summary.steals);
+    writer.Key("ranges");
+    writer.StartArray();
+    for (const auto& range : summary.ranges) {
+        writer.StartObject();
+        writer.Key("lo");
+        write_key(writer, range.range.lo);
+        writer.Key("hi");
+        write_key(writer, range.range.hi);
+        writer.Key("rows_read");
+        writer.Uint64(range.rows_read);
+        writer.Key("rows_written");
+        writer.Uint64(range.rows_written);
+        writer.Key("last_written");
+        write_key(writer, range.last_written);
+        writer.Key("finished");
+        writer.Bool(range.finished);
+        writer.EndObject();
+    }
+    writer.EndArray();
+    writer.EndObject();
+    std::ofstream out(path);
+    out << buffer.GetString() << '\n';
+    if (!out) throw Error("cannot write the summary to " + path);
+}
+
+}  // namespace rowpump::cli

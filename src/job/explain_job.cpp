@@ -1,0 +1,101 @@
+#include "job/explain_job.hpp"
+
+#include <cppconn/resultset.h>
+#include <cppconn/resultset_metadata.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "mysql/connection.hpp"
+#include "paging/page_size.hpp"
+#include "paging/page_sql.hpp"
+#include "route/router.hpp"
+
+namespace rowpump::job {
+
+namespace {
+
+std::string param_text(const mysql::Param& param) {
+    if (const auto* value = std::get_if<std::int64_t>(&param)) return std::to_string(*value);
+    if (const auto* value = std::get_if<std::uint64_t>(&param)) return std::to_string(*value);
+    std::string out = "'";
+    for (char c : std::get<std::string>(param)) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+}
+
+TextTable explain(mysql::Connection& connection, const SqlFragment& query) {
+    auto result = connection.query("EXPLAIN " + query.sql, query.params);
+    auto* metadata = result->getMetaData();
+    const auto width = metadata->getColumnCount();
+    TextTable table;
+    for (unsigned column = 1; column <= width; ++column)
+        table.columns.push_back(metadata->getColumnLabel(column).asStdString());
+    while (result->next()) {
+        std::vector<std::string> row;
+        for (unsigned column = 1; column <= width; ++column)
+            row.push_back(result->isNull(column) ? "NULL" : result->getString(column).asStdString());
+        table.rows.push_back(std::move(row));
+    }
+    return table;
+}
+
+ExplainedQuery explained(mysql::Connection& connection, std::string label, const SqlFragment& query) {
+    ExplainedQuery out{std::move(label), query.sql, {}, explain(connection, query)};
+    for (const auto& param : query.params) out.params.push_back(param_text(param));
+    return out;
+}
+
+// The range's first page, as PageReader would run it.
+std::vector<ExplainedQuery> first_pages(mysql::Connection& connection, const ReadPlan& plan, const PageSql& sql,
+                                        const KeyRange& range) {
+    const std::size_t limit = PageSizer(plan.spec).size();
+    std::vector<ExplainedQuery> out;
+    if (plan.null_key_rows > 0 && !range.lo) {
+        const PageBounds null_bounds{std::nullopt, false, range.hi};
+        out.push_back(explained(connection, "first page of the NULL-key pass (by primary key)",
+                                sql.keyset(Pass::null_keys, null_bounds, limit)));
+    }
+    const PageBounds bounds{range.lo, true, range.hi};
+    switch (plan.spec.strategy) {
+        case PagingStrategy::keyset:
+            out.push_back(explained(connection, "first page", sql.keyset(Pass::main, bounds, limit)));
+            break;
+        case PagingStrategy::deferred_join:
+            out.push_back(explained(connection, "first page", sql.deferred_join(Pass::main, bounds, limit)));
+            break;
+        case PagingStrategy::id_in:
+            out.push_back(explained(connection, "first page, phase 1 (its keys; phase 2 reads the rows by key)",
+                                    sql.keys_only(Pass::main, bounds, limit)));
+            break;
+        case PagingStrategy::offset:
+            out.push_back(explained(connection, "first page", sql.offset(Pass::main, bounds, limit, 0)));
+            break;
+    }
+    return out;
+}
+
+}  // namespace
+
+JobExplanation explain_job(const JobSpec& spec) {
+    ReadSpec read = spec.read;
+    Router::request_inputs(spec.route, read);
+    const ReadPlan plan = plan_read(spec.mysql, read);
+    const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
+    const PartitionPlan partitions =
+        plan_partitions(spec.mysql, plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
+
+    JobExplanation out;
+    out.table = plan.table.quoted_name();
+    out.key = plan.key.columns;
+    out.key_reason = plan.key.reason;
+    out.strategy = plan.spec.strategy;
+    out.partition_strategy = partitions.strategy;
+    out.estimated_rows = partitions.estimated_rows;
+    mysql::Connection connection(spec.mysql);
+    const PageSql sql(plan);
+    for (const auto& partition : partitions.partitions)
+        out.ranges.push_back({partition, first_pages(connection, plan, sql, partition.range)});
+    return out;
+}
+
+}  // namespace rowpump::job

@@ -1,0 +1,89 @@
+// Loads a YAML job file into a JobSpec. Everything is checked here, before any connection is opened:
+// unknown keys (with a "did you mean" hint), wrong types, missing fields, YAML syntax errors, duplicated
+// keys and unset ${VAR}s are ConfigErrors at the file's line and column ("jobs/x.yaml:7:3: ...").
+//
+// The schema (jobs/README.md has the long form):
+//
+//   job_id: orders-backfill          # optional; exactly-once checkpoints and --resume
+//   source:
+//     mysql: ${ROWPUMP_MYSQL_URL}    # required; a password may come from ROWPUMP_MYSQL_PASSWORD[_FILE]
+//     table: sample_orders           # required; name or schema.name
+//     key: [id]                      # optional; a list or one name (default: primary key)
+//     columns: [id, customer_id]     # optional (default: every column)
+//     where: "status = 'paid'"       # optional SQL condition
+//     strategy: keyset               # keyset | deferred-join | id-in | offset
+//     null_keys: refuse              # refuse | first
+//     page_size: 5000                # first page's rows (default 1000)
+//     page_time_ms: 250              # adaptive target time per page (default 250; 0: fixed page size)
+//     max_page_size: 50000           # largest adaptive page (default 50000, at least page_size)
+//   partitions:
+//     count: 8                       # default: workers
+//     strategy: balanced             # balanced | minmax
+//   workers: 2                       # default: the number of cores
+//   sink:
+//     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
+//     queue: orders                  # required for redis and mysql sinks
+//     format: json                   # json | csv
+//     push: rpush                    # rpush | lpush
+//     priority:                      # optional
+//       column: amount
+//       levels: [{name: high, min: 1000}, {name: mid, min: 100}, {name: low}]   # highest first
+//                                    # or the string form "high:1000,mid:100,low"
+//     delay: 30                      # seconds, optional (every row a delayed task)
+//     due_column: remind_at          # optional; not with delay
+//   limits:
+//     rate: 10000                    # rows/s over all workers, optional
+//     high_water: 100000             # optional
+//   lease_timeout: 60                # seconds, optional
+//
+// ${NAME} in any value is the environment variable NAME ($${ is a literal ${). `--set path=value`
+// overrides (source.page_size=500, workers=4) change the tree before it is checked.
+#include "job/job_sections.hpp"
+#include "job/overrides.hpp"
+#include "job/yaml_document.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump {
+
+namespace {
+
+void read_partitions(const job::Field& field, JobSpec& spec) {
+    const job::Section partitions = field.section({"count", "strategy"});
+    if (auto count = partitions.optional("count")) spec.partitions = count->whole(1, 1'000'000);
+    if (auto strategy = partitions.optional("strategy"))
+        spec.partition_strategy = parse_partition_strategy(strategy->choice({"balanced", "minmax"}));
+}
+
+void read_limits(const job::Field& field, JobSpec& spec) {
+    const job::Section limits = field.section({"rate", "high_water"});
+    if (auto rate = limits.optional("rate")) spec.rate = rate->number(0);
+    if (auto high_water = limits.optional("high_water")) spec.high_water = high_water->whole(1, UINT64_MAX);
+}
+
+}  // namespace
+
+JobSpec load_job(const std::string& path, const std::vector<std::string>& overrides) {
+    YAML::Node root = job::read_yaml_file(path);
+    if (!root.IsMap()) {
+        const std::string got = root.IsNull() ? "an empty file" : root.IsSequence() ? "a list" : "a single value";
+        throw ConfigError(path, 1, 1, "expected a map with at least source and sink, got " + got);
+    }
+    job::Origin origin{path, {}};
+    origin.overrides = job::apply_overrides(root, overrides, path);
+
+    const job::Section job = job::Field(origin, root, "").section(
+        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout"});
+    JobSpec spec;
+    if (auto job_id = job.optional("job_id")) spec.job_id = job_id->text();
+    job::read_source(job.required("source", "what to read: source: {mysql: URL, table: NAME}"), spec);
+    if (auto partitions = job.optional("partitions")) read_partitions(*partitions, spec);
+    if (auto workers = job.optional("workers")) spec.workers = workers->whole(1, 256);
+    job::read_sink(job.required("sink", "where rows go: sink: {uri: URI, queue: NAME}"), spec);
+    if (auto limits = job.optional("limits")) read_limits(*limits, spec);
+    if (auto lease_timeout = job.optional("lease_timeout"))
+        spec.lease_timeout = std::chrono::seconds(lease_timeout->whole(1, 86'400));
+    return spec;
+}
+
+}  // namespace rowpump

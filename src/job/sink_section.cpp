@@ -1,0 +1,113 @@
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "job/job_sections.hpp"
+#include "route/router.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump::job {
+
+namespace {
+
+// What the queue name means for the sink's kind; empty when the sink takes no queue.
+std::string check_sink_uri(const Field& field, const std::string& uri) {
+    try {
+        if (uri == "stdout") return {};
+        if (uri.starts_with("file:")) {
+            if (uri.size() == (uri.starts_with("file://") ? 7u : 5u)) field.fail("no path after 'file:': expected file:PATH");
+            return {};
+        }
+        if (uri.starts_with("redis://")) {
+            RedisOptions::from_url(uri);
+            return "the Redis list name, also the prefix of its other keys";
+        }
+        if (uri.starts_with("mysql://") || uri.starts_with("mariadb://")) {
+            MySqlOptions::from_url(uri);
+            return "the MySQL queue table (created when missing)";
+        }
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const UsageError& error) {
+        field.fail(error.what());
+    }
+    field.fail("unsupported sink " + field.shown() +
+               ": expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+}
+
+std::string number_text(double value) {
+    char buffer[32];
+    return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
+
+std::vector<PriorityLevel> levels_from_list(const Field& field) {
+    const auto items = field.items();
+    std::vector<PriorityLevel> levels;
+    std::set<std::string> names;
+    // parse_priority_levels checks the order of the thresholds; level names play no part in that check.
+    std::string order_check;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const Section item = items[i].section({"name", "min"});
+        PriorityLevel level;
+        level.name = item.required("name", "the level's name: rows go to the Redis list <queue>:p:<name>").text();
+        if (!names.insert(level.name).second) items[i].fail("level name '" + level.name + "' is used twice: expected one name per level");
+        const bool last = i + 1 == items.size();
+        if (auto min = item.optional("min")) level.min = min->number();
+        else if (!last) item.required("min", "rows whose value is >= min go to this level; only the last level may omit it");
+        order_check += (i ? "," : "") + std::string("level") + std::to_string(i);
+        if (item.has("min")) order_check += ":" + number_text(level.min);
+        levels.push_back(level);
+    }
+    try {
+        parse_priority_levels(order_check);
+    } catch (const UsageError& error) {
+        field.fail(error.what());
+    }
+    return levels;
+}
+
+}  // namespace
+
+void read_priority(const Field& field, RouteSpec& route) {
+    const Section priority = field.section({"column", "levels"});
+    route.priority_column = priority.required("column", "the numeric column whose value picks the level").text();
+    const Field levels = priority.required(
+        "levels", "the levels, highest first, e.g. [{name: high, min: 1000}, {name: mid, min: 100}, {name: low}]");
+    if (levels.is_list()) {
+        route.levels = levels_from_list(levels);
+    } else {
+        try {
+            route.levels = parse_priority_levels(levels.text());
+        } catch (const ConfigError&) {
+            throw;
+        } catch (const UsageError& error) {
+            levels.fail(error.what());
+        }
+    }
+    if (route.levels.size() < 2)
+        levels.fail("expected at least two levels, e.g. [{name: high, min: 1000}, {name: low}]");
+}
+
+void read_sink(const Field& field, JobSpec& spec) {
+    const Section sink = field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column"});
+    const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
+    spec.sink.uri = uri.text();
+    const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);
+    if (!queue_meaning.empty()) spec.sink.queue = sink.required("queue", queue_meaning).text();
+    else if (auto queue = sink.optional("queue")) spec.sink.queue = queue->text();
+
+    if (auto format = sink.optional("format")) spec.format = parse_format(format->choice({"json", "csv"}));
+    if (auto push = sink.optional("push"))
+        spec.sink.push = push->choice({"rpush", "lpush"}) == "lpush" ? PushSide::left : PushSide::right;
+    if (auto priority = sink.optional("priority")) read_priority(*priority, spec.route);
+    if (auto delay = sink.optional("delay"))
+        spec.route.delay = std::chrono::milliseconds(std::llround(delay->number(0) * 1000));
+    if (auto due_column = sink.optional("due_column")) {
+        spec.route.due_column = due_column->text();
+        if (spec.route.delay.count() > 0)
+            due_column->fail("both delay and due_column are given: expected one of them (a fixed delay, or each "
+                             "row's own due time)");
+    }
+}
+
+}  // namespace rowpump::job

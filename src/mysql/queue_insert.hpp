@@ -1,0 +1,35 @@
+#pragma once
+// Multi-row INSERTs of messages into the queue table, inside the caller's transaction: the plain sink
+// commits them alone, a job's ledger commits them with the checkpoint that covers them.
+#include <string>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "rowpump/sink.hpp"
+
+namespace rowpump::mysql {
+
+class QueueInserter {
+public:
+    // `priority_levels`: how many priority lists the job routes to (0: none). Reads max_allowed_packet.
+    QueueInserter(Connection& connection, std::string table, std::size_t priority_levels);
+
+    // INSERTs the batch in chunks; the caller owns the transaction. Throws UsageError for a message whose
+    // priority level has no list.
+    void insert(const std::vector<Message>& batch);
+
+private:
+    std::int64_t priority_of(const Message& message) const;
+    std::size_t chunk_rows(const std::vector<Message>& batch, std::size_t first) const;
+    const std::string& insert_sql(std::size_t rows);
+    const std::vector<Param>& fill_params(const std::vector<Message>& batch, std::size_t first, std::size_t rows);
+
+    Connection& connection_;
+    std::string table_;
+    std::size_t levels_;
+    std::size_t max_chunk_bytes_ = 0;
+    std::vector<std::string> insert_sql_;       // by log2(rows)
+    std::vector<std::vector<Param>> params_;   // by log2(rows)
+};
+
+}  // namespace rowpump::mysql

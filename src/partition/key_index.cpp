@@ -1,0 +1,100 @@
+#include "partition/key_index.hpp"
+
+#include <cppconn/resultset_metadata.h>
+
+#include <cmath>
+
+#include "paging/select_expression.hpp"
+
+namespace rowpump {
+
+KeyIndex::KeyIndex(mysql::Connection& connection, const ReadPlan& plan)
+    : connection_(connection), plan_(plan), columns_(plan.key_columns()), key_(KeyExpression::of(columns_)) {
+    for (const auto& column : columns_) select_list_ += (select_list_.empty() ? "" : ", ") + select_expression(column);
+}
+
+SqlFragment KeyIndex::conditions(const PageBounds& bounds) const {
+    SqlFragment out;
+    if (!plan_.spec.where.empty()) out.and_also({"(" + plan_.spec.where + ")", {}});
+    // IS NOT NULL per column (rather than NOT (a IS NULL OR ...)) is itself a range the index can serve.
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+        if (columns_[i].nullable) out.and_also({key_.columns[i] + " IS NOT NULL", {}});
+    if (bounds.after) out.and_also(key_after(key_, *bounds.after, bounds.after_inclusive));
+    if (bounds.before) out.and_also(key_before(key_, *bounds.before));
+    if (out.empty()) out.sql = "TRUE";
+    return out;
+}
+
+std::optional<KeyValue> KeyIndex::single_key(const std::string& order, const PageBounds& bounds,
+                                             std::uint64_t offset) {
+    SqlFragment where = conditions(bounds);
+    std::string sql = "SELECT " + select_list_ + " FROM " + plan_.table.quoted_name() + " WHERE " + where.sql +
+                      " ORDER BY " + order + " LIMIT 1 OFFSET ?";
+    where.params.push_back(offset);
+    return connection_.retrying([&]() -> std::optional<KeyValue> {
+        auto result = connection_.query(sql, where.params);
+        if (!result->next()) return std::nullopt;
+        KeyValue key;
+        for (std::size_t i = 0; i < columns_.size(); ++i)
+            key.push_back(key_part_from_text(columns_[i], result->getString(static_cast<std::uint32_t>(i + 1)).asStdString()));
+        return key;
+    });
+}
+
+std::optional<KeyValue> KeyIndex::nth(const PageBounds& bounds, std::uint64_t offset) {
+    return single_key(column_list(key_), bounds, offset);
+}
+
+std::optional<KeyValue> KeyIndex::last(const PageBounds& bounds) {
+    std::string descending;
+    for (const auto& column : key_.columns) descending += (descending.empty() ? "" : ", ") + column + " DESC";
+    return single_key(descending, bounds, 0);
+}
+
+std::uint64_t KeyIndex::count(const PageBounds& bounds, std::optional<std::uint64_t> limit) {
+    SqlFragment where = conditions(bounds);
+    std::string sql;
+    if (limit) {
+        sql = "SELECT COUNT(*) FROM (SELECT 1 FROM " + plan_.table.quoted_name() + " WHERE " + where.sql +
+              " LIMIT ?) AS rp_counted";
+        where.params.push_back(*limit);
+    } else {
+        sql = "SELECT COUNT(*) FROM " + plan_.table.quoted_name() + " WHERE " + where.sql;
+    }
+    return connection_.retrying([&] {
+        auto result = connection_.query(sql, where.params);
+        result->next();
+        return result->getUInt64(1);
+    });
+}
+
+std::uint64_t KeyIndex::estimate(const PageBounds& bounds) {
+    const SqlFragment where = conditions(bounds);
+    const std::string sql = "EXPLAIN SELECT " + column_list(key_) + " FROM " + plan_.table.quoted_name() +
+                            " WHERE " + where.sql;
+    return connection_.retrying([&]() -> std::uint64_t {
+        auto result = connection_.query(sql, where.params);
+        // MariaDB reports "Impossible WHERE" with NULL rows: nothing there.
+        if (!result->next() || result->isNull("rows")) return 0;
+        const auto rows = result->getUInt64("rows");
+        // MySQL 8 has `filtered` (the percentage of examined rows the conditions keep); MariaDB's plain
+        // EXPLAIN does not, and then the examined rows are the estimate.
+        auto* meta = result->getMetaData();
+        for (unsigned i = 1; i <= meta->getColumnCount(); ++i)
+            if (meta->getColumnLabel(i).asStdString() == "filtered" && !result->isNull(i))
+                return static_cast<std::uint64_t>(std::llround(static_cast<double>(rows) * result->getDouble(i) / 100.0));
+        return rows;
+    });
+}
+
+std::uint64_t KeyIndex::table_rows_estimate() {
+    return connection_.retrying([&]() -> std::uint64_t {
+        auto result = connection_.query(
+            "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            {plan_.table.schema, plan_.table.name});
+        if (!result->next() || result->isNull(1)) return 0;
+        return result->getUInt64(1);
+    });
+}
+
+}  // namespace rowpump

@@ -1,0 +1,49 @@
+#pragma once
+// Index-only queries on a plan's paging key, used to place partition boundaries and midpoints. They see
+// exactly the rows the plan's main pass reads: the user's filter applies and NULL keys are left out (the
+// reader's separate NULL pass reads those). Each query selects only key columns, so an index on the key
+// covers it, and rows are located by position in key order; the server does every comparison.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "paging/key_predicate.hpp"
+#include "paging/page_sql.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump {
+
+class KeyIndex {
+public:
+    // Keeps references: the connection and the plan must outlive the KeyIndex.
+    KeyIndex(mysql::Connection& connection, const ReadPlan& plan);
+
+    // The key `offset` rows after the first key within `bounds`, in key order (offset 0: the first key);
+    // nullopt when there are not that many. Scans `offset` index entries: callers keep it bounded.
+    std::optional<KeyValue> nth(const PageBounds& bounds, std::uint64_t offset);
+    // The last key within `bounds`: one descent from the index's high end.
+    std::optional<KeyValue> last(const PageBounds& bounds);
+    // The rows within `bounds`, counting no further than `limit` (a bounded scan when one is given).
+    std::uint64_t count(const PageBounds& bounds, std::optional<std::uint64_t> limit = std::nullopt);
+    // The optimizer's estimate of the rows within `bounds` (EXPLAIN: index dives, no scan), scaled by its
+    // `filtered` percentage where the server reports one.
+    std::uint64_t estimate(const PageBounds& bounds);
+    // The table's row count from its statistics (information_schema.TABLES.TABLE_ROWS), filter ignored.
+    std::uint64_t table_rows_estimate();
+
+    const std::vector<Column>& columns() const { return columns_; }
+
+private:
+    SqlFragment conditions(const PageBounds& bounds) const;
+    std::optional<KeyValue> single_key(const std::string& order, const PageBounds& bounds, std::uint64_t offset);
+
+    mysql::Connection& connection_;
+    const ReadPlan& plan_;
+    std::vector<Column> columns_;
+    KeyExpression key_;
+    std::string select_list_;  // the key columns as select_expression() reads them exactly
+};
+
+}  // namespace rowpump

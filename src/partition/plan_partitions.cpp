@@ -1,0 +1,32 @@
+#include "mysql/connection.hpp"
+#include "partition/key_index.hpp"
+#include "partition/planners.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/partition.hpp"
+
+namespace rowpump {
+
+PartitionStrategy parse_partition_strategy(const std::string& name) {
+    if (name == "minmax") return PartitionStrategy::minmax;
+    if (name == "balanced") return PartitionStrategy::balanced;
+    throw UsageError("unknown partition strategy '" + name + "': expected minmax or balanced");
+}
+
+std::string to_string(PartitionStrategy strategy) {
+    switch (strategy) {
+        case PartitionStrategy::minmax: return "minmax";
+        case PartitionStrategy::balanced: return "balanced";
+    }
+    return "?";
+}
+
+PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, std::size_t count,
+                              PartitionStrategy strategy) {
+    // Checked before connecting: a usage error should not wait for a server.
+    if (count == 0) throw UsageError("the number of partitions must be at least 1");
+    mysql::Connection connection(mysql);
+    KeyIndex index(connection, plan);
+    return strategy == PartitionStrategy::minmax ? plan_minmax(index, plan, count) : plan_balanced(index, plan, count);
+}
+
+}  // namespace rowpump

@@ -1,0 +1,270 @@
+#include "redis/connection.hpp"
+
+#include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <random>
+#include <thread>
+
+#include "log.hpp"
+
+namespace rowpump::redis {
+
+namespace {
+
+// hiredis writes with write(2): on a socket the server has closed that raises SIGPIPE, which kills the
+// process unless someone ignores it. A library must not change the process's signal handling, so the
+// signal is blocked for this thread while hiredis writes, and a SIGPIPE it caused is consumed before the
+// old mask comes back (the way libcurl and OpenSSL do it). The write then fails with EPIPE, which
+// becomes a transient QueueError like any other lost connection.
+class SigpipeBlock {
+public:
+    SigpipeBlock() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_, &previous_);
+        was_pending_ = pending();
+    }
+    ~SigpipeBlock() {
+        if (!was_pending_ && pending()) {
+            const timespec no_wait{0, 0};
+            while (sigtimedwait(&pipe_, nullptr, &no_wait) == -1 && errno == EINTR) {
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+    }
+    SigpipeBlock(const SigpipeBlock&) = delete;
+    SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+private:
+    static bool pending() {
+        sigset_t set;
+        sigemptyset(&set);
+        sigpending(&set);
+        return sigismember(&set, SIGPIPE) == 1;
+    }
+
+    sigset_t pipe_;
+    sigset_t previous_;
+    bool was_pending_ = false;
+};
+
+struct ReplyDeleter {
+    void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
+};
+using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+
+timeval to_timeval(std::chrono::milliseconds duration) {
+    const auto ms = duration.count();
+    return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+}
+
+// Replies a server gives while it loads its data set, runs a long script or fails over: trying again
+// later succeeds.
+bool is_transient_error_reply(std::string_view text) {
+    for (std::string_view prefix : {"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"}) {
+        if (text.substr(0, prefix.size()) == prefix) return true;
+    }
+    return false;
+}
+
+Reply copy_reply(const redisReply& reply) {
+    Reply out;
+    switch (reply.type) {
+        case REDIS_REPLY_STATUS:
+            out.type = Reply::Type::status;
+            out.text.assign(reply.str, reply.len);
+            break;
+        case REDIS_REPLY_STRING:
+            out.type = Reply::Type::string;
+            out.text.assign(reply.str, reply.len);
+            break;
+        case REDIS_REPLY_INTEGER:
+            out.type = Reply::Type::integer;
+            out.integer = reply.integer;
+            break;
+        case REDIS_REPLY_ARRAY:
+            out.type = Reply::Type::array;
+            out.elements.reserve(reply.elements);
+            for (std::size_t i = 0; i < reply.elements; ++i) out.elements.push_back(copy_reply(*reply.element[i]));
+            break;
+        default:
+            break;
+    }
+    return out;
+}
+
+std::chrono::milliseconds backoff(int attempt) {
+    static thread_local std::mt19937 random{std::random_device{}()};
+    const auto base = std::chrono::milliseconds(100) * (1 << std::min(attempt - 1, 5));
+    std::uniform_int_distribution<long> jitter(0, base.count());
+    return base + std::chrono::milliseconds(jitter(random));
+}
+
+std::string describe_duration(std::chrono::milliseconds duration) {
+    if (duration.count() % 1000 == 0) return std::to_string(duration.count() / 1000) + " s";
+    return std::to_string(duration.count()) + " ms";
+}
+
+}  // namespace
+
+void Connection::ContextDeleter::operator()(redisContext* context) const noexcept { redisFree(context); }
+
+Connection::Connection(RedisOptions options, std::chrono::milliseconds command_timeout)
+    : Connection(std::move(options), command_timeout, DeferredTag{}) {
+    open();
+}
+
+Connection::Connection(RedisOptions options, std::chrono::milliseconds command_timeout, DeferredTag)
+    : options_(std::move(options)), command_timeout_(command_timeout) {}
+
+Connection Connection::connect_within(RedisOptions options, std::chrono::milliseconds budget,
+                                      std::chrono::milliseconds command_timeout) {
+    Connection connection(std::move(options), command_timeout, DeferredTag{});
+    connection.retrying(budget, [] {});
+    return connection;
+}
+
+Connection::~Connection() = default;
+Connection::Connection(Connection&&) noexcept = default;
+Connection& Connection::operator=(Connection&&) noexcept = default;
+
+void Connection::open() {
+    context_.reset();
+    pending_replies_ = 0;
+    const timeval connect_timeout = to_timeval(options_.connect_timeout);
+    redisContext* raw = options_.socket.empty()
+                            ? redisConnectWithTimeout(options_.host.c_str(), static_cast<int>(options_.port),
+                                                      connect_timeout)
+                            : redisConnectUnixWithTimeout(options_.socket.c_str(), connect_timeout);
+    if (raw == nullptr) throw std::bad_alloc();
+    std::unique_ptr<redisContext, ContextDeleter> context(raw);
+    if (context->err != 0)
+        throw QueueError("cannot connect to Redis at " + options_.redacted() + ": " + context->errstr +
+                             " (is the server running? check host and port)",
+                         true);
+    // Without this a server that stops answering (but keeps the socket open) would block us forever.
+    if (redisSetTimeout(context.get(), to_timeval(command_timeout_)) != REDIS_OK)
+        throw QueueError("cannot set the socket timeout for Redis at " + options_.redacted() + ": " +
+                             context->errstr,
+                         true);
+    context_ = std::move(context);
+    try {
+        login();
+    } catch (...) {
+        context_.reset();
+        throw;
+    }
+}
+
+void Connection::login() {
+    if (!options_.password.empty()) {
+        try {
+            if (options_.user.empty()) command({"AUTH", options_.password});
+            else command({"AUTH", options_.user, options_.password});
+        } catch (const QueueError& error) {
+            if (error.is_transient()) throw;
+            throw QueueError(std::string(error.what()) + " (check the user and password)", false);
+        }
+    }
+    if (options_.db != 0) {
+        const std::string db = std::to_string(options_.db);
+        command({"SELECT", db});
+    }
+}
+
+void Connection::reconnect() { open(); }
+
+void Connection::store_argv(std::span<const std::string_view> argv) {
+    argv_.clear();
+    argv_lengths_.clear();
+    for (std::string_view arg : argv) {
+        argv_.push_back(arg.data());
+        argv_lengths_.push_back(arg.size());
+    }
+}
+
+void Connection::throw_connection_lost(std::string_view during) {
+    std::string reason = context_ ? context_->errstr : "connection closed";
+    if (reason.empty()) reason = "connection closed";
+    context_.reset();
+    pending_replies_ = 0;
+    throw QueueError("Redis connection to " + options_.redacted() + " lost during " + std::string(during) + ": " +
+                         reason,
+                     true);
+}
+
+Reply Connection::command(std::initializer_list<std::string_view> argv) {
+    return command(std::span<const std::string_view>(argv.begin(), argv.size()));
+}
+
+Reply Connection::command(std::span<const std::string_view> argv) {
+    if (pending_replies_ != 0)
+        throw Error("bug: a Redis command sent while " + std::to_string(pending_replies_) +
+                    " pipelined replies are unread");
+    append(argv);
+    return std::move(read_replies(1).front());
+}
+
+void Connection::append(std::initializer_list<std::string_view> argv) {
+    append(std::span<const std::string_view>(argv.begin(), argv.size()));
+}
+
+void Connection::append(std::span<const std::string_view> argv) {
+    if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
+    store_argv(argv);
+    if (redisAppendCommandArgv(context_.get(), static_cast<int>(argv_.size()), argv_.data(),
+                               argv_lengths_.data()) != REDIS_OK)
+        throw_connection_lost(argv.empty() ? "a command" : argv.front());
+    ++pending_replies_;
+}
+
+std::vector<Reply> Connection::read_replies(std::size_t count) {
+    if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
+    if (count > pending_replies_)
+        throw Error("bug: reading " + std::to_string(count) + " Redis replies but only " +
+                    std::to_string(pending_replies_) + " commands are pipelined");
+    std::vector<Reply> replies;
+    replies.reserve(count);
+    std::string first_error;
+    {
+        const SigpipeBlock no_sigpipe;
+        for (std::size_t i = 0; i < count; ++i) {
+            void* raw = nullptr;
+            if (redisGetReply(context_.get(), &raw) != REDIS_OK || raw == nullptr)
+                throw_connection_lost("a pipelined write");
+            --pending_replies_;
+            const ReplyPtr reply(static_cast<redisReply*>(raw));
+            if (reply->type == REDIS_REPLY_ERROR) {
+                if (first_error.empty()) first_error.assign(reply->str, reply->len);
+                replies.emplace_back();
+            } else {
+                replies.push_back(copy_reply(*reply));
+            }
+        }
+    }
+    if (!first_error.empty())
+        throw QueueError("Redis at " + options_.redacted() + " answered: " + first_error,
+                         is_transient_error_reply(first_error));
+    return replies;
+}
+
+long long Connection::client_id() { return command({"CLIENT", "ID"}).integer; }
+
+void Connection::wait_before_retry(const QueueError& error, int attempt, std::chrono::milliseconds budget,
+                                   std::chrono::steady_clock::time_point deadline) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline)
+        throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(budget) +
+                             ": " + error.what(),
+                         false);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    const auto wait = std::min(backoff(attempt), left);
+    log().warn("{}; retrying in {} ms", error.what(), wait.count());
+    std::this_thread::sleep_for(wait);
+}
+
+}  // namespace rowpump::redis

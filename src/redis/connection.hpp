@@ -1,0 +1,101 @@
+#pragma once
+// With connection.cpp, the only place hiredis appears: a move-only blocking connection to one Redis server
+// that authenticates, selects the database, pipelines commands and turns every failure into a QueueError.
+// hiredis stays out of this header (forward declaration only), so callers never see a driver type.
+#include <chrono>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redis/reply.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/options.hpp"
+
+struct redisContext;
+
+namespace rowpump::redis {
+
+class Connection {
+public:
+    // Connects, authenticates (AUTH [user] password when a password is given) and selects the database.
+    // Throws QueueError: transient when the server cannot be reached, not when it refuses the login.
+    // command_timeout bounds how long one socket read or write may stall; 0 waits as long as it takes
+    // (what a blocking pop needs).
+    explicit Connection(RedisOptions options, std::chrono::milliseconds command_timeout = {});
+    // Like the constructor, but retries transient failures with backoff for up to `budget`.
+    static Connection connect_within(RedisOptions options, std::chrono::milliseconds budget,
+                                     std::chrono::milliseconds command_timeout = {});
+    ~Connection();
+    Connection(Connection&&) noexcept;
+    Connection& operator=(Connection&&) noexcept;
+
+    // Sends one command and waits for its reply. An error reply (WRONGTYPE, NOAUTH, ...) throws a QueueError
+    // that is not transient, except the ones a server sends while it is starting or failing over (LOADING,
+    // BUSY, TRYAGAIN, MASTERDOWN). A lost connection throws a transient QueueError and closes this handle.
+    // Not to be mixed with unread pipelined commands.
+    Reply command(std::span<const std::string_view> argv);
+    Reply command(std::initializer_list<std::string_view> argv);
+
+    // Pipelining: append() only buffers the command; read_replies(n) sends everything buffered and reads
+    // the next n replies, all of them even when some are errors (so the stream stays in step), then
+    // throws the first error reply as command() would.
+    void append(std::span<const std::string_view> argv);
+    void append(std::initializer_list<std::string_view> argv);
+    std::vector<Reply> read_replies(std::size_t count);
+
+    // CLIENT ID: the server's id of this session; it changes on reconnect.
+    long long client_id();
+
+    // False after a lost connection (until reconnect()).
+    bool connected() const noexcept { return context_ != nullptr; }
+    // Drops the session (and any unread pipelined replies) and opens a new one; one attempt.
+    void reconnect();
+
+    // Calls `action` (reconnecting first when the handle is closed) until it succeeds or throws an error
+    // that is not transient. Between attempts it waits with exponential backoff and jitter; once `budget`
+    // has passed it throws QueueError("Redis at <url> unreachable for N s: <last error>"), not transient:
+    // the time the caller allowed is spent. `action` must be safe to repeat.
+    template <class Action>
+    auto retrying(std::chrono::milliseconds budget, Action&& action) -> decltype(action()) {
+        const auto deadline = std::chrono::steady_clock::now() + budget;
+        for (int attempt = 1;; ++attempt) {
+            try {
+                if (!connected()) reconnect();
+                return action();
+            } catch (const QueueError& error) {
+                if (!error.is_transient()) throw;
+                wait_before_retry(error, attempt, budget, deadline);
+            }
+        }
+    }
+
+    const RedisOptions& options() const noexcept { return options_; }
+
+private:
+    struct ContextDeleter {
+        void operator()(redisContext* context) const noexcept;
+    };
+    struct DeferredTag {};
+
+    Connection(RedisOptions options, std::chrono::milliseconds command_timeout, DeferredTag);
+    void open();
+    void login();
+    void store_argv(std::span<const std::string_view> argv);
+    [[noreturn]] void throw_connection_lost(std::string_view during);
+    void wait_before_retry(const QueueError& error, int attempt, std::chrono::milliseconds budget,
+                           std::chrono::steady_clock::time_point deadline) const;
+
+    RedisOptions options_;
+    std::chrono::milliseconds command_timeout_;
+    std::unique_ptr<redisContext, ContextDeleter> context_;
+    std::size_t pending_replies_ = 0;
+    // Reused for every command, so a pipelined write costs no allocation per argument.
+    std::vector<const char*> argv_;
+    std::vector<std::size_t> argv_lengths_;
+};
+
+}  // namespace rowpump::redis

@@ -1,0 +1,108 @@
+#include "route/router.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+const char* const priority_input = "rp_priority";
+const char* const due_input = "rp_due";
+
+std::optional<double> parse_number(std::optional<std::string_view> text) {
+    if (!text) return std::nullopt;
+    double value = 0;
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (error != std::errc()) return std::nullopt;
+    return value;
+}
+
+std::optional<std::size_t> computed_position(const ReadPlan& plan, const char* name) {
+    for (std::size_t i = 0; i < plan.spec.computed.size(); ++i)
+        if (plan.spec.computed[i].name == name) return plan.columns.size() + i;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<PriorityLevel> parse_priority_levels(const std::string& text) {
+    std::vector<PriorityLevel> levels;
+    std::size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        auto end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(start, end - start);
+        const auto colon = item.find(':');
+        PriorityLevel level{item.substr(0, colon), 0};
+        if (level.name.empty()) throw UsageError("empty level name in priority levels '" + text + "'");
+        if (colon != std::string::npos) {
+            try {
+                std::size_t used = 0;
+                level.min = std::stod(item.substr(colon + 1), &used);
+                if (used != item.size() - colon - 1) throw std::invalid_argument(item);
+            } catch (const std::logic_error&) {
+                throw UsageError("bad threshold in priority level '" + item + "': expected name:number");
+            }
+        } else if (end != text.size()) {
+            throw UsageError("priority level '" + item + "' needs a threshold (name:min); only the last may omit it");
+        }
+        levels.push_back(level);
+        start = end + 1;
+    }
+    for (std::size_t i = 1; i + 1 < levels.size(); ++i)
+        if (levels[i].min >= levels[i - 1].min)
+            throw UsageError("priority levels must be given highest first, with decreasing thresholds");
+    return levels;
+}
+
+void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
+    if (!route.priority_column.empty()) read.computed.push_back({priority_input, route.priority_column, ""});
+    // UNIX_TIMESTAMP reads the column in the session's time zone, exactly as the server sees it.
+    if (!route.due_column.empty()) read.computed.push_back({due_input, route.due_column, "UNIX_TIMESTAMP"});
+}
+
+Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {
+    if (!route.levels.empty() && route.priority_column.empty())
+        throw UsageError("priority levels need a priority column (--priority-column)");
+    if (!route.priority_column.empty() && route.levels.size() < 2)
+        throw UsageError("priority routing needs at least two levels, e.g. --priority high:100,mid:10,low");
+    if (!route.due_column.empty()) {
+        const Column& column = plan.table.column(route.due_column);
+        if (column.kind != ColumnKind::datetime && column.kind != ColumnKind::date)
+            throw UsageError("due column '" + route.due_column + "' is " + column.column_type +
+                             ": expected a DATETIME, TIMESTAMP or DATE column");
+        if (route.delay.count() > 0) throw UsageError("choose either a fixed delay or a due column, not both");
+    }
+    priority_position_ = computed_position(plan, priority_input);
+    due_position_ = computed_position(plan, due_input);
+}
+
+void Router::route(const Page& page, std::size_t row, Message& message,
+                   std::chrono::system_clock::time_point now) const {
+    message.priority_level = 0;
+    message.due_ms = 0;
+    if (priority_position_) {
+        // A NULL or non-numeric value goes to the lowest level: it is never lost, only late.
+        message.priority_level = static_cast<int>(route_.levels.size() - 1);
+        if (auto value = parse_number(page.value(row, *priority_position_))) {
+            for (std::size_t level = 0; level + 1 < route_.levels.size(); ++level) {
+                if (*value >= route_.levels[level].min) {
+                    message.priority_level = static_cast<int>(level);
+                    break;
+                }
+            }
+        }
+    }
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+    if (route_.delay.count() > 0) message.due_ms = now_ms + route_.delay.count();
+    if (due_position_) {
+        // A NULL due time means "now": the task is ready at once.
+        if (auto seconds = parse_number(page.value(row, *due_position_)))
+            message.due_ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(*seconds * 1000)));
+    }
+}
+
+}  // namespace rowpump

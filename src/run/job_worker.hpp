@@ -1,0 +1,29 @@
+#pragma once
+// The workers of a job with a job id: they lease ranges from the job's store (so other processes can
+// share the job) and write every page together with its checkpoint.
+#include <mutex>
+
+#include "checkpoint/job_store.hpp"
+#include "run/range_worker.hpp"
+
+namespace rowpump {
+
+// What this process did, range by range, for the summary.
+class LedgerReport {
+public:
+    void record(const StoredRange& range, std::uint64_t rows_read, std::uint64_t rows_written,
+                std::optional<KeyValue> last_written, bool finished);
+    std::uint64_t rows_written() const { return rows_written_.load(); }
+    void add_written(std::uint64_t rows) { rows_written_ += rows; }
+    std::vector<RangeSummary> ranges() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<RangeSummary> ranges_;
+    std::atomic<std::uint64_t> rows_written_{0};
+};
+
+// Runs until every range of the job is done (by this process or others) or a stop is requested.
+void run_job_worker(const WorkerContext& context, JobStore& store, std::mutex& store_mutex, LedgerReport& report);
+
+}  // namespace rowpump

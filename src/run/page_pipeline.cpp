@@ -1,0 +1,62 @@
+#include "run/page_pipeline.hpp"
+
+#include <oneapi/tbb/parallel_pipeline.h>
+
+#include <memory>
+
+namespace rowpump {
+
+namespace {
+// Pages in flight per reader: one being read, one being encoded, one being written.
+constexpr std::size_t pages_in_flight = 3;
+}  // namespace
+
+EncodedPage PageEncoder::encode(const Page& page) const {
+    EncodedPage encoded;
+    encoded.messages.resize(page.row_count());
+    const auto now = std::chrono::system_clock::now();
+    for (std::size_t row = 0; row < page.row_count(); ++row) {
+        Message& message = encoded.messages[row];
+        encoder_.encode(page, row, message.payload);
+        router_.route(page, row, message, now);
+    }
+    encoded.last_key = page.last_key();
+    return encoded;
+}
+
+StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
+                       const std::atomic<bool>& stop) {
+    StreamEnd end = StreamEnd::stopped;
+    std::atomic<bool> refused{false};
+    tbb::parallel_pipeline(
+        pages_in_flight,
+        tbb::make_filter<void, std::shared_ptr<Page>>(
+            tbb::filter_mode::serial_in_order,
+            [&](tbb::flow_control& flow) -> std::shared_ptr<Page> {
+                if (stop.load() || refused.load()) {
+                    flow.stop();
+                    return nullptr;
+                }
+                if (hooks.between_pages) hooks.between_pages();
+                auto page = reader.next_page();
+                if (!page) {
+                    end = StreamEnd::exhausted;
+                    flow.stop();
+                    return nullptr;
+                }
+                if (hooks.on_read) hooks.on_read(page->row_count());
+                return std::make_shared<Page>(std::move(*page));
+            }) &
+            tbb::make_filter<std::shared_ptr<Page>, std::shared_ptr<EncodedPage>>(
+                tbb::filter_mode::parallel,
+                [&](const std::shared_ptr<Page>& page) { return std::make_shared<EncodedPage>(encoder.encode(*page)); }) &
+            tbb::make_filter<std::shared_ptr<EncodedPage>, void>(
+                tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<EncodedPage>& page) {
+                    if (refused.load()) return;
+                    if (!hooks.write(*page)) refused.store(true);
+                }));
+    // After a stop request the pages already read are still written: only reading stops.
+    return refused.load() ? StreamEnd::refused : end;
+}
+
+}  // namespace rowpump

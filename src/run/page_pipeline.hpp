@@ -1,0 +1,45 @@
+#pragma once
+// Streams one reader's pages through encoding and writing with a bounded number of pages in flight:
+// the next page is read while the current one is encoded and the one before is written.
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "route/router.hpp"
+#include "rowpump/encode.hpp"
+#include "rowpump/reader.hpp"
+#include "rowpump/sink.hpp"
+
+namespace rowpump {
+
+struct EncodedPage {
+    std::vector<Message> messages;
+    KeyValue last_key;
+};
+
+// Turns a page into messages: payloads from the encoder, destinations from the router.
+class PageEncoder {
+public:
+    PageEncoder(const RowEncoder& encoder, const Router& router) : encoder_(encoder), router_(router) {}
+    EncodedPage encode(const Page& page) const;
+
+private:
+    const RowEncoder& encoder_;
+    const Router& router_;
+};
+
+struct PipelineHooks {
+    // Runs on the reading side before each page is read: the reader is between pages there.
+    std::function<void()> between_pages;
+    // Called once per page read, with its row count.
+    std::function<void(std::size_t)> on_read;
+    // Writes a page; false stops the stream (the pages still in flight are dropped unwritten).
+    std::function<bool(const EncodedPage&)> write;
+};
+
+enum class StreamEnd { exhausted, stopped, refused };
+
+StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
+                       const std::atomic<bool>& stop);
+
+}  // namespace rowpump

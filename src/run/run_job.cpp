@@ -1,0 +1,209 @@
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+
+#include "checkpoint/job_store.hpp"
+#include "log.hpp"
+#include "route/router.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/job.hpp"
+#include "run/job_worker.hpp"
+#include "run/range_worker.hpp"
+
+namespace rowpump {
+
+namespace {
+
+std::size_t worker_count(const JobSpec& spec) {
+    if (spec.workers > 0) return spec.workers;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void check_spec(const JobSpec& spec) {
+    if (spec.rate < 0) throw UsageError("rate must be positive (rows per second), or 0 for no cap");
+    if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
+    if (spec.resume && spec.job_id.empty()) throw UsageError("--resume needs the job id of the job to resume");
+    if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0) throw UsageError("lease timeout must be positive");
+}
+
+// Runs `work` on W workers of a oneTBB arena; the first failure stops the others at their next page
+// boundary and is rethrown once all of them returned.
+template <class Work>
+void run_workers(std::size_t workers, std::atomic<bool>& halt, const std::function<void()>& wake, Work&& work) {
+    std::mutex mutex;
+    std::exception_ptr failure;
+    // Workers block on the network, so the arena gets threads beyond the core count.
+    const auto threads = workers * 2 + 1;
+    tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, threads);
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] {
+        tbb::task_group group;
+        for (std::size_t i = 0; i < workers; ++i) {
+            group.run([&] {
+                try {
+                    work();
+                } catch (...) {
+                    std::lock_guard lock(mutex);
+                    if (!failure) failure = std::current_exception();
+                    halt.store(true);
+                    if (wake) wake();
+                }
+            });
+        }
+        group.wait();
+    });
+    if (failure) std::rethrow_exception(failure);
+}
+
+// Reports progress once a second and turns the caller's stop request into the workers' halt flag.
+class Watcher {
+public:
+    Watcher(const JobControl& control, std::atomic<bool>& halt, std::function<std::uint64_t()> written,
+            std::uint64_t estimated, std::function<void()> wake)
+        : started_(std::chrono::steady_clock::now()), thread_([=, this, &control, &halt] {
+              auto next_report = started_;
+              while (!done_.load()) {
+                  if (control.stop && control.stop->load() && !halt.exchange(true) && wake) wake();
+                  const auto now = std::chrono::steady_clock::now();
+                  if (control.on_progress && now >= next_report) {
+                      control.on_progress({written(), estimated, seconds()});
+                      next_report = now + std::chrono::seconds(1);
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+              }
+          }) {}
+    ~Watcher() {
+        done_.store(true);
+        thread_.join();
+    }
+    double seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point started_;
+    std::atomic<bool> done_{false};
+    std::thread thread_;
+};
+
+struct Prepared {
+    std::shared_ptr<const ReadPlan> plan;
+    std::unique_ptr<Router> router;
+    JobSpec spec;  // with the sink's priority lists filled in
+    std::unique_ptr<RowEncoder> encoder;
+};
+
+Prepared prepare(const JobSpec& spec) {
+    check_spec(spec);
+    Prepared prepared;
+    prepared.spec = spec;
+    ReadSpec read = spec.read;
+    Router::request_inputs(spec.route, read);
+    prepared.plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, read));
+    prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
+    prepared.spec.sink.priority_lists.clear();
+    for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
+    prepared.encoder = make_encoder(spec.format, prepared.plan->columns);
+    return prepared;
+}
+
+JobSummary run_without_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
+    make_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
+    const PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
+                                                     prepared.spec.partitions ? prepared.spec.partitions : workers,
+                                                     prepared.spec.partition_strategy);
+    log().info("{} rows estimated in {} ranges of {}, {} workers", partitions.estimated_rows,
+               partitions.partitions.size(), prepared.plan->table.quoted_name(), workers);
+    std::atomic<bool> halt{false};
+    // OFFSET pages count from the range start, so an OFFSET range cannot be split while it is read.
+    RangeBoard board(partitions, prepared.plan->spec.strategy != PagingStrategy::offset, halt);
+    RateLimiter rate(prepared.spec.rate);
+    const PageEncoder encoder(*prepared.encoder, *prepared.router);
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt};
+    double seconds = 0;
+    {
+        Watcher watcher(control, halt, [&] { return board.rows_written(); }, partitions.estimated_rows,
+                        [&] { board.wake_all(); });
+        run_workers(workers, halt, [&] { board.wake_all(); }, [&] { run_board_worker(context, board); });
+        seconds = watcher.seconds();
+    }
+    JobSummary summary = board.summary();
+    summary.estimated_rows = partitions.estimated_rows;
+    summary.seconds = seconds;
+    summary.interrupted = std::any_of(summary.ranges.begin(), summary.ranges.end(),
+                                      [](const RangeSummary& range) { return !range.finished; });
+    return summary;
+}
+
+JobState open_or_create(JobStore& store, const JobDefinition& definition, const Prepared& prepared,
+                        std::size_t workers) {
+    JobState state = store.state();
+    if (!state.exists) {
+        if (prepared.spec.resume)
+            throw UsageError("there is no job '" + definition.job_id + "' to resume in " +
+                             redact_url(prepared.spec.sink.uri) + ": run it without --resume to start it");
+        const PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
+                                                         prepared.spec.partitions ? prepared.spec.partitions : workers,
+                                                         prepared.spec.partition_strategy);
+        state = store.create(partitions.partitions);
+    }
+    if (state.fingerprint != definition.fingerprint)
+        throw UsageError("job '" + definition.job_id + "' was started as: " + state.description +
+                         "; this run is: " + definition.description +
+                         ". Resume it with its original definition, or choose a new job id");
+    return state;
+}
+
+JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
+    const JobDefinition definition = define_job(prepared.spec, *prepared.plan);
+    auto store = open_job_store(prepared.spec.sink, definition);
+    const JobState before = open_or_create(*store, definition, prepared, workers);
+    JobSummary summary;
+    summary.rows_done_before = before.rows_written;
+    if (before.finished()) {
+        log().info("job '{}' already finished: {} rows written in {} ranges", definition.job_id, before.rows_written,
+                   before.ranges);
+        summary.already_finished = true;
+        return summary;
+    }
+    log().info("job '{}': {} of {} ranges done, {} rows already written; {} workers", definition.job_id,
+               before.ranges_done, before.ranges, before.rows_written, workers);
+
+    std::atomic<bool> halt{false};
+    std::mutex store_mutex;
+    LedgerReport report;
+    RateLimiter rate(prepared.spec.rate);
+    const PageEncoder encoder(*prepared.encoder, *prepared.router);
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt};
+    {
+        Watcher watcher(control, halt, [&] { return report.rows_written(); }, 0, nullptr);
+        run_workers(workers, halt, nullptr, [&] { run_job_worker(context, *store, store_mutex, report); });
+        summary.seconds = watcher.seconds();
+    }
+    summary.ranges = report.ranges();
+    for (const auto& range : summary.ranges) {
+        summary.rows_read += range.rows_read;
+        summary.rows_written += range.rows_written;
+    }
+    const JobState after = store->state();
+    summary.estimated_rows = after.rows_written;
+    summary.interrupted = !after.finished();
+    return summary;
+}
+
+}  // namespace
+
+JobSummary run_job(const JobSpec& spec, const JobControl& control) {
+    const Prepared prepared = prepare(spec);
+    const std::size_t workers = worker_count(spec);
+    JobSummary summary = spec.job_id.empty() ? run_without_job_id(prepared, control, workers)
+                                             : run_with_job_id(prepared, control, workers);
+    if (control.on_progress) control.on_progress({summary.rows_written, summary.estimated_rows, summary.seconds});
+    return summary;
+}
+
+}  // namespace rowpump

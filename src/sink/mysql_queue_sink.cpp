@@ -1,0 +1,99 @@
+// The MySQL queue table of DESIGN ("Queues"), written with multi-row INSERTs, one transaction per batch.
+#include <algorithm>
+#include <set>
+
+#include "mysql/connection.hpp"
+#include "mysql/queue_insert.hpp"
+#include "mysql/queue_table.hpp"
+#include "rowpump/error.hpp"
+#include "sink/sinks.hpp"
+
+namespace rowpump {
+
+namespace {
+
+constexpr std::size_t max_priority = 127;  // TINYINT
+
+class MySqlQueueSink final : public Sink {
+public:
+    MySqlQueueSink(const SinkSpec& spec, MySqlOptions options)
+        : connection_(std::move(options)),
+          table_(spec.queue),
+          inserter_(with_queue_table(connection_, table_), table_, spec.priority_lists.size()) {}
+
+    void write(const std::vector<Message>& batch) override {
+        if (batch.empty()) return;
+        // The whole batch is one transaction, so a retry after a failure repeats nothing the server kept,
+        // except when the connection is lost during COMMIT: the commit may have happened, and the retry
+        // inserts the batch again (at-least-once, DESIGN "Delivery guarantees").
+        connection_.retrying([&] { insert_batch(batch); });
+    }
+
+    std::optional<std::uint64_t> ready_count() override {
+        return connection_.retrying([this] {
+            auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) +
+                                            " WHERE status = 'ready'");
+            result->next();
+            return std::optional<std::uint64_t>(result->getUInt64(1));
+        });
+    }
+
+    std::string describe() const override {
+        return connection_.options().redacted() + " table " + mysql::quote_identifier(table_);
+    }
+
+private:
+    // Creates (or checks) the table before the inserter prepares anything against it.
+    static mysql::Connection& with_queue_table(mysql::Connection& connection, const std::string& table) {
+        connection.retrying([&] {
+            mysql::create_queue_table(connection, table);
+            mysql::check_queue_table(connection, table);
+        });
+        return connection;
+    }
+
+    void insert_batch(const std::vector<Message>& batch) {
+        connection_.execute_text("START TRANSACTION");
+        try {
+            inserter_.insert(batch);
+            connection_.execute_text("COMMIT");
+        } catch (...) {
+            rollback_quietly();
+            throw;
+        }
+    }
+
+    // A lock wait timeout rolls back only the statement, so the transaction must be ended before a retry;
+    // on a lost connection there is nothing to roll back and the error that matters is the first one.
+    void rollback_quietly() noexcept {
+        try {
+            connection_.execute_text("ROLLBACK");
+        } catch (...) {
+        }
+    }
+
+    mysql::Connection connection_;
+    std::string table_;
+    mysql::QueueInserter inserter_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options) {
+    mysql::validate_queue_table_name(spec.queue);
+    if (spec.priority_lists.size() > max_priority)
+        throw UsageError(std::to_string(spec.priority_lists.size()) + " priority lists given: the queue table's "
+                         "TINYINT priority allows at most " + std::to_string(max_priority));
+    std::set<std::string> seen;
+    for (const std::string& name : spec.priority_lists)
+        if (!seen.insert(name).second) throw UsageError("priority list '" + name + "' is named twice");
+    try {
+        return std::make_unique<MySqlQueueSink>(spec, std::move(options));
+    } catch (const ConnectionLost& error) {
+        // make_sink() promises a QueueError for an unreachable target; errors after the start keep their
+        // MySQL code and SQLSTATE (DbError).
+        throw QueueError(std::string("MySQL queue unreachable: ") + error.what(), true);
+    }
+}
+
+}  // namespace rowpump

@@ -1,0 +1,17 @@
+#pragma once
+// The sinks behind make_sink(), one per kind of target. Each factory checks what it can before the first
+// write (reachability, key types, table shape), so a bad target fails at start, not mid-run.
+#include <memory>
+#include <string>
+
+#include "rowpump/options.hpp"
+#include "rowpump/sink.hpp"
+
+namespace rowpump {
+
+// `path` is a file path, or empty for stdout.
+std::unique_ptr<Sink> make_ndjson_sink(const std::string& path);
+std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options);
+std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options);
+
+}  // namespace rowpump

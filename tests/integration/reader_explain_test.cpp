@@ -1,0 +1,96 @@
+// The keyset page after the first one must be served by a range scan on the key's index (DESIGN, Paging):
+// EXPLAIN the reader's own SQL, with the values it binds, and check `type` and `key`.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "rowpump/reader.hpp"
+
+namespace rowpump::test {
+namespace {
+
+class ReaderExplainTest : public MySqlTest {
+protected:
+    struct Explained {
+        std::string type;
+        std::string key;
+    };
+
+    // Reads one page of `table` by `key`, then EXPLAINs the next page's SQL with the values the reader binds:
+    // key > last  expands to one value for a single column and to a, a, a, b for (a, b); the LIMIT is last.
+    Explained explain_second_page(const std::string& table, const std::vector<std::string>& key) {
+        ReadSpec spec;
+        spec.table = table;
+        spec.key = key;
+        spec.page_size = 100;
+        auto plan = std::make_shared<const ReadPlan>(plan_read(options(), spec));
+        PageReader reader(options(), plan);
+        EXPECT_TRUE(reader.next_page().has_value());
+        EXPECT_TRUE(reader.position().has_value());
+        if (!reader.position()) return {};
+        const KeyValue& last = *reader.position();
+        std::vector<mysql::Param> params;
+        if (last.size() == 1) {
+            params.push_back(last[0]);
+        } else {
+            EXPECT_EQ(last.size(), 2u);
+            params = {last[0], last[0], last[0], last[1]};
+        }
+        params.push_back(static_cast<std::int64_t>(reader.page_size()));
+        const std::string sql = reader.next_page_sql();
+        EXPECT_EQ(sql.find("OFFSET"), std::string::npos) << sql;
+        const auto rows = tables().rows("EXPLAIN " + sql, params);
+        EXPECT_EQ(rows.size(), 1u) << sql;
+        if (rows.empty()) return {};
+        // EXPLAIN's columns: id, select_type, table, type, possible_keys, key, ...
+        return {rows[0][3].value_or("NULL"), rows[0][5].value_or("NULL")};
+    }
+
+    std::string fill(const std::string& base, const std::string& definition, const std::string& insert) {
+        const auto table = tables().create(base, definition);
+        tables().execute(table, insert);
+        // Prepared, not execute_text(): ANALYZE returns rows, which execute_text() would leave unread.
+        tables().rows("ANALYZE TABLE " + mysql::quote_identifier(table));
+        return table;
+    }
+};
+
+TEST_F(ReaderExplainTest, SingleColumnPrimaryKeyPageIsARangeOnPrimary) {
+    const auto table = fill("explain_pk", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
+                            "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000");
+    const auto explained = explain_second_page(table, {});
+    EXPECT_EQ(explained.type, "range");
+    EXPECT_EQ(explained.key, "PRIMARY");
+}
+
+TEST_F(ReaderExplainTest, CompositePrimaryKeyPageIsARangeOnPrimary) {
+    const auto table = fill("explain_composite", "(a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b))",
+                            "INSERT INTO {t} SELECT seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000");
+    const auto explained = explain_second_page(table, {});
+    EXPECT_EQ(explained.type, "range");
+    EXPECT_EQ(explained.key, "PRIMARY");
+}
+
+TEST_F(ReaderExplainTest, UniqueIndexKeyPageIsARangeOnThatIndex) {
+    const auto table = fill("explain_unique", "(id INT PRIMARY KEY, code CHAR(40) NOT NULL, v INT, "
+                                              "UNIQUE KEY uk_code (code))",
+                            "INSERT INTO {t} SELECT seq, SHA1(seq), seq FROM seq_1_to_20000");
+    const auto explained = explain_second_page(table, {"code"});
+    EXPECT_EQ(explained.type, "range");
+    EXPECT_EQ(explained.key, "uk_code");
+}
+
+TEST_F(ReaderExplainTest, CompositeUniqueIndexKeyPageIsARangeOnThatIndex) {
+    const auto table = fill("explain_unique2", "(id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(20) NOT NULL, "
+                                               "v INT, UNIQUE KEY uk_ab (a, b))",
+                            "INSERT INTO {t} SELECT seq, seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000");
+    const auto explained = explain_second_page(table, {"a", "b"});
+    EXPECT_EQ(explained.type, "range");
+    EXPECT_EQ(explained.key, "uk_ab");
+}
+
+}  // namespace
+}  // namespace rowpump::test
