@@ -28,17 +28,20 @@ else
 fi
 
 # ---- the job: the one place where the quick start runs rowpump --------------------------------
-output="$state_dir/sample_orders.ndjson"
-job_description="rowpump read of sample_orders into $output"
+# The main job: split sample_orders into 4 key ranges and stream them with 2 workers into a Redis list.
+queue="rowpump:quickstart:orders"
+redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" >/dev/null
 started_ns="$(date +%s%N)"
-build/rowpump read --mysql "$ROWPUMP_MYSQL_URL" --table sample_orders --page-size 5000 >"$output"
+build/rowpump backfill --mysql "$ROWPUMP_MYSQL_URL" --table sample_orders --partitions 4 --workers 2 \
+  --sink "$ROWPUMP_REDIS_URL" --queue "$queue" --summary-json "$state_dir/quickstart-summary.json"
 finished_ns="$(date +%s%N)"
 # -----------------------------------------------------------------------------------------------
 
 elapsed_ms=$(( (finished_ns - started_ns) / 1000000 ))
 echo
-echo "$job_description"
-echo "lines: $(wc -l <"$output")"
-echo "first 3 lines:"
-head -n 3 "$output"
+echo "rowpump backfill of sample_orders into the Redis list $queue"
+echo "tasks in the list: $(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue")"
+echo "first 3 tasks:"
+redis-cli -u "$ROWPUMP_REDIS_URL" --raw lrange "$queue" 0 2
+echo "summary: $state_dir/quickstart-summary.json"
 printf 'time: %d.%03d s\n' $(( elapsed_ms / 1000 )) $(( elapsed_ms % 1000 ))

@@ -1,11 +1,7 @@
 #include "cli/backfill_command.hpp"
 
-#include <cstdio>
-#include <thread>
 
-#include "cli/progress_bar.hpp"
-#include "cli/stop_signal.hpp"
-#include "cli/summary_output.hpp"
+#include "cli/job_runner.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -87,44 +83,12 @@ JobSpec job_spec(const BackfillOptions& options) {
     return spec;
 }
 
-int print_plan(const JobSpec& spec) {
-    auto plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, spec.read));
-    const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
-    const auto partitions =
-        plan_partitions(spec.mysql, *plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
-    std::printf("table %s, key (", plan->table.quoted_name().c_str());
-    for (std::size_t i = 0; i < plan->key.columns.size(); ++i)
-        std::printf("%s%s", i ? ", " : "", plan->key.columns[i].c_str());
-    std::printf("): %s\n", plan->key.reason.c_str());
-    std::printf("%zu ranges, ~%llu rows, %zu workers, sink %s%s%s (dry run: nothing written)\n",
-                partitions.partitions.size(), static_cast<unsigned long long>(partitions.estimated_rows), workers,
-                redact_url(spec.sink.uri).c_str(), spec.sink.queue.empty() ? "" : " queue ", spec.sink.queue.c_str());
-    for (std::size_t i = 0; i < partitions.partitions.size(); ++i) {
-        const auto& partition = partitions.partitions[i];
-        PageReader reader(spec.mysql, plan, partition.range);
-        std::printf("range %zu [%s, %s) ~%llu rows: %s\n", i,
-                    partition.range.lo ? to_string(*partition.range.lo).c_str() : "start",
-                    partition.range.hi ? to_string(*partition.range.hi).c_str() : "end",
-                    static_cast<unsigned long long>(partition.estimated_rows), reader.next_page_sql().c_str());
-    }
-    return 0;
-}
-
 }  // namespace
 
 int run_backfill(const BackfillOptions& options) {
     const JobSpec spec = job_spec(options);
     if (options.dry_run) return print_plan(spec);
-
-    ProgressBar progress;
-    JobControl control;
-    control.stop = &install_stop_signals();
-    control.on_progress = [&progress](const JobProgress& update) { progress.update(update); };
-    const JobSummary summary = run_job(spec, control);
-    progress.finish();
-    print_summary(summary);
-    if (!options.summary_json.empty()) write_summary_json(summary, options.summary_json);
-    return static_cast<int>(summary.interrupted ? ExitCode::interrupted : ExitCode::done);
+    return run_with_progress(spec, options.summary_json);
 }
 
 }  // namespace rowpump::cli

@@ -2,6 +2,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/backfill_command.hpp"
+#include "cli/explain_command.hpp"
+#include "cli/partition_command.hpp"
+#include "cli/run_command.hpp"
 #include "cli/read_command.hpp"
 #include "log.hpp"
 #include "rowpump/error.hpp"
@@ -10,6 +13,7 @@
 int main(int argc, char** argv) {
     CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", "rowpump " ROWPUMP_VERSION);
     app.footer("Run 'rowpump COMMAND --help' for the flags of each command.\n"
                "Exit codes: 0 done, 1 failure, 2 bad usage/config/input (nothing written), 3 interrupted "
                "(resumable).");
@@ -22,6 +26,12 @@ int main(int argc, char** argv) {
     CLI::App* read_command = rowpump::cli::setup_read(app, read);
     rowpump::cli::BackfillOptions backfill;
     CLI::App* backfill_command = rowpump::cli::setup_backfill(app, backfill);
+    rowpump::cli::PartitionOptions partition;
+    CLI::App* partition_command = rowpump::cli::setup_partition(app, partition);
+    rowpump::cli::RunOptions run;
+    CLI::App* run_command = rowpump::cli::setup_run(app, run);
+    rowpump::cli::ExplainOptions explain;
+    CLI::App* explain_command = rowpump::cli::setup_explain(app, explain);
 
     app.parse_complete_callback([&] {
         rowpump::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
@@ -35,6 +45,9 @@ int main(int argc, char** argv) {
     try {
         if (read_command->parsed()) return rowpump::cli::run_read(read);
         if (backfill_command->parsed()) return rowpump::cli::run_backfill(backfill);
+        if (partition_command->parsed()) return rowpump::cli::run_partition(partition);
+        if (run_command->parsed()) return rowpump::cli::run_run(run);
+        if (explain_command->parsed()) return rowpump::cli::run_explain(explain);
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_url(error.what()));
         return static_cast<int>(error.exit_code());

@@ -1,0 +1,47 @@
+#pragma once
+// `rowpump queue init|stats|consume|reap|promote|purge|requeue-dead`: the consumer side of a queue, a
+// MySQL queue table or a Redis queue, named by --source URI and --queue NAME.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rowpump::cli {
+
+struct QueueOptions {
+    std::string source;  // mysql://... or redis://... (default: $ROWPUMP_QUEUE_SOURCE)
+    std::string queue;   // MySQL queue table or Redis key prefix
+    std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
+    std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
+
+    // consume
+    std::string exec;
+    std::size_t concurrency = 1;
+    std::size_t batch = 1;
+    std::string claim_mode = "skip-locked";
+    int max_attempts = 5;
+    double backoff_seconds = 1;
+    double backoff_cap_seconds = 600;
+    int max_crashes = 3;
+    double claim_timeout_seconds = 300;     // MySQL: a live claim older than this is taken back
+    double heartbeat_timeout_seconds = 30;  // Redis: a consumer silent this long is recovered
+    double reap_interval_seconds = 5;       // consume: how often the reaper / recovery runs (0: never)
+    double poll_seconds = 0.1;              // Redis, priority lists: see RedisQueueOptions::poll_interval
+    std::string consumer;                   // Redis: consumer name prefix (threads add :<n>)
+    bool until_empty = false;
+
+    // purge
+    double older_than_seconds = 86400;
+    std::size_t purge_batch = 1000;
+    // requeue-dead
+    std::uint64_t limit = 0;
+    // stats
+    bool json = false;
+};
+
+// The `queue` command and its subcommands; run_queue runs whichever was given.
+CLI::App* setup_queue(CLI::App& app, QueueOptions& options);
+int run_queue(const CLI::App& queue_command, const QueueOptions& options);
+
+}  // namespace rowpump::cli

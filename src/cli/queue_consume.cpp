@@ -1,0 +1,157 @@
+// `rowpump queue consume`: C worker threads, each with its own connection, take up to N tasks at a time
+// and run --exec once per task; a maintenance thread reaps (MySQL) or beats, promotes and recovers
+// (Redis). SIGTERM/SIGINT: each worker finishes the task it is running, hands the rest of its batch back
+// unprocessed (no attempt counted) and stops; the process exits 0 once all are drained.
+#include <signal.h>
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "cli/queue_exec.hpp"
+#include "cli/queue_source.hpp"
+#include "cli/queue_subcommands.hpp"
+#include "cli/stop_signal.hpp"
+#include "log.hpp"
+
+namespace rowpump::cli {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// How long a worker waits for a task before it looks at the stop flag again.
+constexpr milliseconds take_wait{1000};
+// How often a running task's claims get a chance to be renewed.
+constexpr milliseconds keep_alive_tick{1000};
+constexpr milliseconds maintenance_tick{50};
+
+struct Shared {
+    const QueueOptions& options;
+    const std::atomic<bool>& stop_signal;
+    std::atomic<bool> abort{false};  // a worker failed: everyone stops
+    std::atomic<std::uint64_t> acked{0}, retried{0}, dead{0}, stale{0}, released{0};
+    std::mutex error_mutex;
+    std::exception_ptr first_error;
+
+    bool stopping() const { return stop_signal.load() || abort.load(); }
+    void fail_all(std::exception_ptr error) {
+        {
+            const std::lock_guard lock(error_mutex);
+            if (!first_error) first_error = std::move(error);
+        }
+        abort = true;
+    }
+};
+
+std::vector<std::string> task_environment(const QueueOptions& options, const Task& task) {
+    std::vector<std::string> environment{"ROWPUMP_QUEUE=" + options.queue,
+                                         "ROWPUMP_TASK_ATTEMPT=" + std::to_string(task.attempts + 1)};
+    if (task.id != 0) environment.push_back("ROWPUMP_TASK_ID=" + std::to_string(task.id));
+    return environment;
+}
+
+void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
+    consumer.keep_alive();
+    const CommandResult result = run_command(shared.options.exec, task.payload, task_environment(shared.options, task),
+                                             keep_alive_tick, [&] { consumer.keep_alive(); });
+    try {
+        if (result.succeeded) {
+            consumer.ack(task);
+            ++shared.acked;
+            return;
+        }
+        if (consumer.fail(task, result.failure) == FailOutcome::dead) {
+            ++shared.dead;
+            log().error("{} failed ({}): attempt {} of {}, now dead", consumer.describe(task), result.failure,
+                        task.attempts + 1, shared.options.max_attempts);
+        } else {
+            ++shared.retried;
+            log().warn("{} failed ({}): attempt {} of {}, will retry", consumer.describe(task), result.failure,
+                       task.attempts + 1, shared.options.max_attempts);
+        }
+    } catch (const StaleClaim& error) {
+        ++shared.stale;
+        log().warn("{}: {}", consumer.describe(task), error.what());
+    }
+}
+
+void work(QueueConsumer& consumer, Shared& shared) {
+    std::vector<Task> tasks;
+    std::size_t next = 0;
+    try {
+        while (!shared.stopping()) {
+            tasks = consumer.take(shared.options.batch, shared.options.until_empty ? milliseconds(0) : take_wait);
+            next = 0;
+            if (tasks.empty() && shared.options.until_empty) return;
+            for (; next < tasks.size() && !shared.stopping(); ++next) process(consumer, tasks[next], shared);
+            if (next < tasks.size()) {
+                consumer.release(std::span<const Task>(tasks).subspan(next));
+                shared.released += tasks.size() - next;
+                tasks.clear();
+            }
+        }
+    } catch (...) {
+        shared.fail_all(std::current_exception());
+        // Best effort: whatever stays claimed comes back through the reaper / recovery anyway.
+        try {
+            if (next + 1 < tasks.size()) consumer.release(std::span<const Task>(tasks).subspan(next + 1));
+        } catch (const std::exception&) {
+        }
+    }
+}
+
+void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<bool>& workers_done) {
+    try {
+        while (!workers_done.load() && !shared.abort.load()) {
+            maintainer.tick();
+            std::this_thread::sleep_for(maintenance_tick);
+        }
+    } catch (...) {
+        shared.fail_all(std::current_exception());
+    }
+}
+
+}  // namespace
+
+int run_queue_consume(const QueueOptions& options) {
+    if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
+    const QueueSource source = parse_queue_source(options);
+    // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_command).
+    ::signal(SIGPIPE, SIG_IGN);
+    Shared shared{options, install_stop_signals()};
+
+    std::vector<std::unique_ptr<QueueConsumer>> consumers;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < options.concurrency; ++i) {
+        consumers.push_back(open_consumer(source, options, i));
+        names.push_back(consumers.back()->name());
+    }
+    auto maintainer = open_maintainer(source, options, names);
+    log().info("consuming queue {} from {}: {} worker(s), batch {}{}", options.queue, source.redacted,
+               options.concurrency, options.batch, options.until_empty ? ", until it is empty" : "");
+
+    std::atomic<bool> workers_done{false};
+    std::thread maintenance([&] { maintain(*maintainer, shared, workers_done); });
+    std::vector<std::thread> workers;
+    for (auto& consumer : consumers) workers.emplace_back([&shared, &consumer] { work(*consumer, shared); });
+    for (auto& worker : workers) worker.join();
+    workers_done = true;
+    maintenance.join();
+    for (auto& consumer : consumers) {
+        try {
+            consumer->leave();
+        } catch (const Error& error) {
+            log().warn("cannot sign off consumer {}: {}", consumer->name(), error.what());
+        }
+    }
+
+    log().info("queue {}: {} done, {} failed and retried later, {} dead, {} stale, {} handed back{}", options.queue,
+               shared.acked.load(), shared.retried.load(), shared.dead.load(), shared.stale.load(),
+               shared.released.load(), shared.stop_signal.load() ? " (stopped by a signal)" : "");
+    if (shared.first_error) std::rethrow_exception(shared.first_error);
+    return 0;
+}
+
+}  // namespace rowpump::cli

@@ -1,0 +1,193 @@
+// MySqlQueue's consumer operations: claim, ack, fail, release, touch (the SQL is in mysql_queue_sql.cpp).
+#include <algorithm>
+#include <unordered_set>
+
+#include "mysql/queue_table.hpp"
+#include "queue/error_text.hpp"
+#include "queue/mysql_queue_impl.hpp"
+#include "queue/retry_policy.hpp"
+
+namespace rowpump {
+
+namespace {
+
+constexpr std::int64_t microseconds(std::chrono::milliseconds duration) { return duration.count() * 1000; }
+
+Task read_task(sql::ResultSet& row) {
+    Task task;
+    task.id = row.getUInt64(1);
+    task.payload = row.getString(2).asStdString();
+    task.version = row.getUInt64(3);
+    task.attempts = row.getInt(4);
+    return task;
+}
+
+StaleClaim stale(const std::string& table, const Task& task) {
+    return StaleClaim("task " + std::to_string(task.id) + " of queue table " + mysql::quote_identifier(table) +
+                      " is no longer claimed at version " + std::to_string(task.version) +
+                      ": the reaper took it back (owner gone or claim timed out); drop it");
+}
+
+}  // namespace
+
+MySqlQueue::Impl::Impl(MySqlOptions mysql, MySqlQueueOptions queue)
+    : connection(std::move(mysql)), options(std::move(queue)), sql(options.table) {
+    queue::validate(options.retry);
+    if (options.max_crashes < 1)
+        throw UsageError("max crashes must be at least 1, not " + std::to_string(options.max_crashes));
+    prepare_session();
+    run([&] { mysql::check_queue_table(connection, options.table); });
+}
+
+void MySqlQueue::Impl::prepare_session() {
+    connection.execute_text("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+}
+
+std::vector<std::int64_t> MySqlQueue::Impl::due_levels() {
+    std::vector<std::int64_t> levels;
+    auto rows = connection.query(sql.levels);
+    while (rows->next()) {
+        if (rows->getString(1).asStdString() == "ready" && !rows->isNull(3) && rows->getInt64(3) >= 0)
+            levels.push_back(rows->getInt64(2));
+    }
+    std::sort(levels.rbegin(), levels.rend());
+    return levels;
+}
+
+bool MySqlQueue::Impl::is_done_at(std::uint64_t id, std::uint64_t version) {
+    auto row = connection.query(sql.row_state, {id});
+    return row->next() && row->getString(1).asStdString() == "done" && row->getUInt64(2) == version;
+}
+
+MySqlQueue::MySqlQueue(MySqlOptions options, MySqlQueueOptions queue)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(queue))) {}
+MySqlQueue::~MySqlQueue() = default;
+MySqlQueue::MySqlQueue(MySqlQueue&&) noexcept = default;
+MySqlQueue& MySqlQueue::operator=(MySqlQueue&&) noexcept = default;
+
+void MySqlQueue::create_table(const MySqlOptions& options, const std::string& table) {
+    mysql::Connection connection(options);
+    connection.retrying([&] {
+        mysql::create_queue_table(connection, table);
+        mysql::check_queue_table(connection, table);
+    });
+}
+
+std::vector<Task> MySqlQueue::claim(std::size_t n) {
+    if (n == 0) return {};
+    Impl& q = *impl_;
+    std::vector<Task> claimed;
+    if (q.options.claim_mode == ClaimMode::update_then_select) {
+        claimed = q.run([&] {
+            std::vector<Task> tasks;
+            std::uint64_t updated = 0;
+            for (std::int64_t level : q.due_levels()) {
+                updated += q.connection.execute(q.sql.claim_level, {level, static_cast<std::uint64_t>(n - updated)});
+                if (updated >= n) break;
+            }
+            if (updated == 0) return tasks;
+            auto rows = q.connection.query(q.sql.claimed_rows);
+            while (rows->next()) {
+                Task task = read_task(*rows);
+                auto held = q.held.find(task.id);
+                if (held == q.held.end() || held->second != task.version) tasks.push_back(std::move(task));
+            }
+            return tasks;
+        });
+    } else {
+        claimed = q.run([&] {
+            return q.in_transaction([&] {
+                std::vector<Task> tasks;
+                for (std::int64_t level : q.due_levels()) {
+                    auto rows = q.connection.query(q.sql.lock_level, {level, static_cast<std::uint64_t>(n - tasks.size())});
+                    while (rows->next()) tasks.push_back(read_task(*rows));
+                    if (tasks.size() >= n) break;
+                }
+                std::vector<mysql::Param> ids;
+                for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
+                    const std::size_t rows = std::min(queue::max_rows_per_statement, tasks.size() - first);
+                    const std::size_t shape = queue::padded_rows(rows);
+                    ids.clear();
+                    for (std::size_t i = 0; i < shape; ++i) ids.emplace_back(tasks[first + std::min(i, rows - 1)].id);
+                    q.connection.execute(q.sql.mark_claimed(shape), ids);
+                }
+                for (Task& task : tasks) ++task.version;
+                return tasks;
+            });
+        });
+    }
+    for (const Task& task : claimed) q.held[task.id] = task.version;
+    return claimed;
+}
+
+void MySqlQueue::ack(const Task& task) {
+    if (!ack(std::span<const Task>(&task, 1)).empty()) throw stale(impl_->options.table, task);
+}
+
+std::vector<std::size_t> MySqlQueue::ack(std::span<const Task> tasks) {
+    Impl& q = *impl_;
+    std::vector<std::size_t> stale_tasks;
+    std::vector<mysql::Param> params;
+    std::unordered_set<std::uint64_t> distinct;
+    for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
+        const auto chunk = tasks.subspan(first, std::min(queue::max_rows_per_statement, tasks.size() - first));
+        const std::size_t shape = queue::padded_rows(chunk.size());
+        params.clear();
+        distinct.clear();
+        for (std::size_t i = 0; i < shape; ++i) {
+            const Task& task = chunk[std::min(i, chunk.size() - 1)];
+            params.emplace_back(task.id);
+            params.emplace_back(task.version);
+            distinct.insert(task.id);
+        }
+        const std::string sql = q.sql.ack(shape);
+        const auto acked = q.run([&] { return q.connection.execute(sql, params); });
+        // Fewer rows than tasks: some were done already (a repeated ack, or a retry after a lost reply)
+        // or are stale. Only the row itself can tell which.
+        if (acked < distinct.size()) {
+            for (std::size_t i = 0; i < chunk.size(); ++i) {
+                if (!q.run([&] { return q.is_done_at(chunk[i].id, chunk[i].version); }))
+                    stale_tasks.push_back(first + i);
+            }
+        }
+        for (const Task& task : chunk) q.held.erase(task.id);
+    }
+    return stale_tasks;
+}
+
+FailOutcome MySqlQueue::fail(const Task& task, const std::string& error) {
+    Impl& q = *impl_;
+    const RetryPolicy& retry = q.options.retry;
+    const std::vector<mysql::Param> params{
+        std::int64_t{retry.max_attempts},        std::int64_t{retry.max_attempts},
+        microseconds(retry.backoff_cap),         microseconds(retry.backoff_base),
+        queue::jitter_millionths(retry),         queue::storable_error(error),
+        task.id,                                 task.version};
+    // A retry after a lost reply finds the version moved on and reports the task stale: it was failed.
+    const auto changed = q.run([&] { return q.connection.execute(q.sql.fail, params); });
+    q.held.erase(task.id);
+    if (changed == 0) throw stale(q.options.table, task);
+    return task.attempts + 1 >= retry.max_attempts ? FailOutcome::dead : FailOutcome::retried;
+}
+
+void MySqlQueue::release(std::span<const Task> tasks) {
+    Impl& q = *impl_;
+    for (const Task& task : tasks) {
+        q.run([&] { return q.connection.execute(q.sql.release, {task.id, task.version}); });
+        q.held.erase(task.id);
+    }
+}
+
+void MySqlQueue::touch() {
+    Impl& q = *impl_;
+    q.run([&] { return q.connection.execute(q.sql.touch); });
+}
+
+std::uint64_t MySqlQueue::owner_id() {
+    Impl& q = *impl_;
+    return q.run([&] { return q.connection.connection_id(); });
+}
+
+const MySqlQueueOptions& MySqlQueue::options() const { return impl_->options; }
+
+}  // namespace rowpump

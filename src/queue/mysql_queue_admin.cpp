@@ -1,0 +1,94 @@
+// MySqlQueue's maintenance: reaping lost claims, purging done tasks, requeueing dead ones, stats.
+#include <limits>
+
+#include "queue/mysql_queue_impl.hpp"
+
+namespace rowpump {
+
+namespace {
+
+// Rows per statement for the bulk maintenance writes: each statement is a short transaction, so
+// consumers and replicas never wait long behind it.
+constexpr std::uint64_t maintenance_batch = 1000;
+
+double seconds_from_microseconds(std::int64_t us) { return static_cast<double>(us) / 1e6; }
+
+}  // namespace
+
+ReapResult MySqlQueue::reap(std::chrono::milliseconds claim_timeout) {
+    Impl& q = *impl_;
+    const std::int64_t timeout_us = claim_timeout.count() * 1000;
+    ReapResult result;
+    // Poison first: the claims that reach max_crashes go dead, the rest of the lost claims go back.
+    result.dead = q.run([&] {
+        return q.connection.execute(q.sql.reap_dead, {std::int64_t{q.options.max_crashes}, timeout_us});
+    });
+    result.released = q.run([&] { return q.connection.execute(q.sql.reap_ready, {timeout_us}); });
+    return result;
+}
+
+std::uint64_t MySqlQueue::purge(std::chrono::seconds older_than, std::size_t batch) {
+    Impl& q = *impl_;
+    if (batch == 0) throw UsageError("purge batch must be at least 1 row");
+    std::uint64_t deleted = 0;
+    for (;;) {
+        const auto rows = q.run([&] {
+            return q.connection.execute(q.sql.purge, {std::int64_t{older_than.count()}, std::uint64_t{batch}});
+        });
+        deleted += rows;
+        if (rows < batch) return deleted;
+    }
+}
+
+std::uint64_t MySqlQueue::requeue_dead(std::uint64_t limit) {
+    Impl& q = *impl_;
+    std::uint64_t moved = 0;
+    const std::uint64_t wanted = limit == 0 ? std::numeric_limits<std::uint64_t>::max() : limit;
+    while (moved < wanted) {
+        const std::uint64_t step = std::min(maintenance_batch, wanted - moved);
+        const auto rows = q.run([&] { return q.connection.execute(q.sql.requeue_dead, {step}); });
+        moved += rows;
+        if (rows < step) break;
+    }
+    return moved;
+}
+
+QueueStats MySqlQueue::stats(std::uint64_t count_limit) {
+    Impl& q = *impl_;
+    return q.run([&] {
+        QueueStats stats;
+        const std::uint64_t limit = count_limit == 0 ? std::numeric_limits<std::int64_t>::max() : count_limit;
+        const auto count = [&](const char* status) {
+            auto row = q.connection.query(q.sql.count_status, {std::string(status), limit});
+            row->next();
+            const std::uint64_t counted = row->getUInt64(1);
+            if (counted >= limit) stats.capped = true;
+            return counted;
+        };
+        stats.ready = count("ready");
+        stats.in_flight = count("claimed");
+        stats.done = count("done");
+        stats.dead = count("dead");
+
+        auto levels = q.connection.query(q.sql.levels);
+        while (levels->next()) {
+            if (levels->getString(1).asStdString() != "ready" || levels->isNull(3)) continue;
+            const double waited = seconds_from_microseconds(levels->getInt64(3));
+            if (waited >= 0 && (!stats.oldest_ready_seconds || waited > *stats.oldest_ready_seconds))
+                stats.oldest_ready_seconds = waited;
+        }
+
+        auto holders = q.connection.query(q.sql.holders);
+        while (holders->next()) {
+            QueueStats::Holder holder;
+            holder.name = std::to_string(holders->getUInt64(1));
+            holder.tasks = holders->getUInt64(2);
+            holder.age_seconds = holders->isNull(3) ? 0 : seconds_from_microseconds(holders->getInt64(3));
+            holder.alive = holders->getInt(4) != 0;
+            stats.holders.push_back(std::move(holder));
+        }
+        return stats;
+    });
+}
+
+}  // namespace rowpump

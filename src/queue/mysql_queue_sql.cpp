@@ -1,0 +1,78 @@
+#include "queue/mysql_queue_sql.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "mysql/connection.hpp"
+
+namespace rowpump::queue {
+
+namespace {
+
+// The claim columns every claim statement sets. version + 1 fences out whoever held the row before.
+constexpr const char* claim_assignments =
+    "status = 'claimed', owner = CONNECTION_ID(), claimed_at = NOW(6), version = version + 1";
+
+// A claim is lost when its owner's connection is gone, or when it is older than the timeout (param).
+// `claimed_at < NOW(6)` keeps claims made after this statement started out of it: a connection that
+// opened after the processlist was read is missing from it, yet alive, and its claims start later.
+constexpr const char* lost_claim =
+    "status = 'claimed' AND claimed_at < NOW(6) AND (owner NOT IN (SELECT ID FROM information_schema.PROCESSLIST) "
+    "OR claimed_at < NOW(6) - INTERVAL ? MICROSECOND)";
+
+}  // namespace
+
+std::size_t padded_rows(std::size_t rows) { return std::bit_ceil(std::clamp<std::size_t>(rows, 1, max_rows_per_statement)); }
+
+QueueSql::QueueSql(const std::string& table) : table_(mysql::quote_identifier(table)) {
+    const std::string& t = table_;
+    levels = "SELECT status, priority, TIMESTAMPDIFF(MICROSECOND, MIN(available_at), NOW(6)) FROM " + t +
+             " GROUP BY status, priority";
+    claim_level = "UPDATE " + t + " SET " + claim_assignments +
+                  " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6) ORDER BY available_at, id LIMIT ?";
+    claimed_rows = "SELECT id, payload, version, attempts FROM " + t +
+                   " WHERE owner = CONNECTION_ID() AND status = 'claimed' ORDER BY priority DESC, available_at, id";
+    lock_level = "SELECT id, payload, version, attempts FROM " + t +
+                 " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6) ORDER BY available_at, id LIMIT ? "
+                 "FOR UPDATE SKIP LOCKED";
+    // Assignments run left to right (MySQL and MariaDB): status and available_at read the old attempts.
+    fail = "UPDATE " + t +
+           " SET status = IF(attempts + 1 >= ?, 'dead', 'ready'), "
+           "available_at = IF(attempts + 1 >= ?, available_at, NOW(6) + INTERVAL "
+           "FLOOR(LEAST(?, ? * POW(2, LEAST(attempts, 40))) * ? / 1000000) MICROSECOND), "
+           "attempts = attempts + 1, owner = 0, version = version + 1, last_error = ? "
+           "WHERE id = ? AND version = ? AND status = 'claimed'";
+    release = "UPDATE " + t + " SET status = 'ready', owner = 0, version = version + 1 "
+              "WHERE id = ? AND version = ? AND status = 'claimed'";
+    touch = "UPDATE " + t + " SET claimed_at = NOW(6) WHERE owner = CONNECTION_ID() AND status = 'claimed'";
+    row_state = "SELECT status, version FROM " + t + " WHERE id = ?";
+    const std::string reap_note =
+        "last_error = CONCAT('claim taken back from connection ', owner, ' (connection gone or claim timed out)'), "
+        "crashes = crashes + 1, owner = 0, version = version + 1";
+    reap_dead = "UPDATE " + t + " SET " + reap_note + ", status = 'dead' WHERE crashes + 1 >= ? AND " + lost_claim;
+    reap_ready = "UPDATE " + t + " SET " + reap_note + ", status = 'ready' WHERE " + lost_claim;
+    purge = "DELETE FROM " + t + " WHERE status = 'done' AND updated_at < NOW(6) - INTERVAL ? SECOND LIMIT ?";
+    requeue_dead = "UPDATE " + t +
+                   " SET status = 'ready', attempts = 0, crashes = 0, owner = 0, version = version + 1, "
+                   "available_at = NOW(6) WHERE status = 'dead' LIMIT ?";
+    count_status = "SELECT COUNT(*) FROM (SELECT 1 FROM " + t + " WHERE status = ? LIMIT ?) counted";
+    holders = "SELECT owner, COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), NOW(6)), "
+              "owner IN (SELECT ID FROM information_schema.PROCESSLIST) FROM " + t +
+              " WHERE status = 'claimed' GROUP BY owner ORDER BY owner";
+}
+
+std::string QueueSql::mark_claimed(std::size_t rows) const {
+    std::string sql = "UPDATE " + table_ + " SET " + claim_assignments + " WHERE id IN (";
+    for (std::size_t row = 0; row < rows; ++row) sql += row == 0 ? "?" : ", ?";
+    return sql + ")";
+}
+
+std::string QueueSql::ack(std::size_t rows) const {
+    // FORCE INDEX: with few claimed rows the optimizer prefers the (status, ...) index and then reads
+    // every claimed row of every consumer; the primary key reads just these.
+    std::string sql = "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET status = 'done', owner = 0 WHERE status = 'claimed' AND (";
+    for (std::size_t row = 0; row < rows; ++row) sql += row == 0 ? "(id = ? AND version = ?)" : " OR (id = ? AND version = ?)";
+    return sql + ")";
+}
+
+}  // namespace rowpump::queue

@@ -1,0 +1,341 @@
+// `rowpump backfill` as a user runs it: bad flags and bad targets exit 2 (or 1) with one clear line and
+// write nothing; --dry-run prints the plan and writes nothing; --summary-json is valid JSON with the real
+// counts; Ctrl-C in the middle exits 3 and the summary says where each range stopped.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+
+extern char** environ;
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+struct CliResult {
+    bool exited = false;  // false: killed by a signal (a crash)
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+    double seconds = 0;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// A running CLI process, its stdout and stderr going to temp files.
+class CliProcess {
+public:
+    explicit CliProcess(const std::vector<std::string>& args)
+        : out_path_(fresh_temp_path("cli_out")), err_path_(fresh_temp_path("cli_err")), started_(Clock::now()) {
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
+            pid_ = 0;
+        }
+    }
+    ~CliProcess() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        std::remove(out_path_.c_str());
+        std::remove(err_path_.c_str());
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
+    void signal(int number) {
+        if (pid_ > 0) ::kill(pid_, number);
+    }
+
+    // Waits for the exit; a process still running after `limit` is killed and reported.
+    CliResult wait(std::chrono::seconds limit = 60s) {
+        CliResult result;
+        int status = 0;
+        const auto deadline = Clock::now() + limit;
+        while (pid_ > 0) {
+            const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+            if (done == pid_) {
+                pid_ = 0;
+                result.exited = WIFEXITED(status);
+                result.exit_code = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
+                break;
+            }
+            if (Clock::now() > deadline) {
+                ADD_FAILURE() << "rowpump still running after " << limit.count() << " s: killed";
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, &status, 0);
+                pid_ = 0;
+                break;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+        result.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+        result.out = slurp(out_path_);
+        result.err = slurp(err_path_);
+        return result;
+    }
+
+private:
+    std::string out_path_;
+    std::string err_path_;
+    Clock::time_point started_;
+    pid_t pid_ = 0;
+};
+
+CliResult run_cli(const std::vector<std::string>& args, std::chrono::seconds limit = 60s) {
+    CliProcess process(args);
+    return process.wait(limit);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+std::string describe(const CliResult& result) {
+    return "exit " + std::to_string(result.exit_code) + " after " + std::to_string(result.seconds) +
+           " s\n--- stdout ---\n" + result.out.substr(0, 3000) + "\n--- stderr ---\n" + result.err.substr(0, 3000);
+}
+
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+// Bad input: exit 2, nothing on stdout, and one line on stderr that names the problem.
+void expect_bad_input(const CliResult& result, const std::string& needle) {
+    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_EQ(result.exit_code, 2) << describe(result);
+    EXPECT_EQ(result.out, "") << describe(result);
+    const auto err = lines(result.err);
+    ASSERT_EQ(err.size(), 1u) << "one clear line\n" << describe(result);
+    EXPECT_TRUE(contains(err[0], needle)) << "the error should mention '" << needle << "'\n" << describe(result);
+}
+
+class BackfillCliTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        redis_.emplace(RedisOptions::from_url(redis_url_));
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        queue_ = std::string("rp_test:bf_cli.") + test->name() + ":" + std::to_string(::getpid());
+        clear_redis();
+        mysql_url_ = std::getenv("ROWPUMP_MYSQL_URL");
+    }
+    void TearDown() override {
+        if (redis_) clear_redis();
+        MySqlTest::TearDown();
+    }
+    void clear_redis() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, queue_ + ":*");
+    }
+
+    std::string numbered_table(int rows) {
+        const auto table = tables().create("bf_cli", "(id INT PRIMARY KEY, amount DECIMAL(8,2) NOT NULL)");
+        tables().execute(table, "INSERT INTO {t} SELECT seq, seq % 200 FROM seq_1_to_" + std::to_string(rows));
+        return table;
+    }
+
+    // Every key this test's queue could have created: none may exist after a refused run.
+    long long queue_keys() {
+        long long count = redis_->command({"EXISTS", queue_, queue_ + ":delayed", queue_ + ":p:high",
+                                           queue_ + ":p:low", queue_ + ":p:bad"})
+                              .integer;
+        return count;
+    }
+
+    std::vector<std::string> redis_args(const std::string& table) {
+        return {"backfill", "--table", table, "--sink", redis_url_, "--queue", queue_};
+    }
+
+    std::string redis_url_;
+    std::string mysql_url_;
+    std::string queue_;
+    std::optional<redis::Connection> redis_;
+};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+TEST_F(BackfillCliTest, ZeroWorkersExits2) {
+    const auto table = numbered_table(10);
+    expect_bad_input(run_cli(with(redis_args(table), {"--workers", "0"})), "--workers");
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+TEST_F(BackfillCliTest, UnknownSinkSchemeExits2) {
+    const auto table = numbered_table(10);
+    const auto result = run_cli({"backfill", "--table", table, "--sink", "kafka://127.0.0.1:9092", "--queue", queue_});
+    expect_bad_input(result, "kafka://127.0.0.1:9092");
+    EXPECT_TRUE(contains(result.err, "redis://")) << "says which forms are accepted\n" << describe(result);
+}
+
+TEST_F(BackfillCliTest, RedisSinkWithoutQueueExits2) {
+    const auto table = numbered_table(10);
+    expect_bad_input(run_cli({"backfill", "--table", table, "--sink", redis_url_}), "--queue");
+}
+
+TEST_F(BackfillCliTest, BadPriorityLevelsExit2) {
+    const auto table = numbered_table(10);
+    expect_bad_input(run_cli(with(redis_args(table), {"--priority-column", "amount", "--priority", "bad"})),
+                     "two levels");
+    expect_bad_input(run_cli(with(redis_args(table), {"--priority-column", "amount", "--priority", "high:x,low"})),
+                     "high:x");
+    expect_bad_input(run_cli(with(redis_args(table), {"--priority", "high:10,low"})), "--priority-column");
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+TEST_F(BackfillCliTest, UnreachableRedisFailsWithAClearLineAndReadsNothing) {
+    const auto table = numbered_table(10);
+    const auto result = run_cli({"backfill", "--table", table, "--sink", "redis://127.0.0.1:1/0", "--queue", queue_},
+                                90s);
+    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_NE(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(result.out, "") << describe(result);
+    const auto err = lines(result.err);
+    ASSERT_FALSE(err.empty()) << describe(result);
+    EXPECT_TRUE(contains(err.back(), "rowpump: error: ")) << describe(result);
+    EXPECT_TRUE(contains(err.back(), "127.0.0.1:1")) << describe(result);
+    EXPECT_FALSE(contains(result.err, "rows estimated")) << "nothing may be read\n" << describe(result);
+    EXPECT_FALSE(contains(result.err, "rows read")) << describe(result);
+    // Retrying a refused connection at start for the whole outage budget (30 s) before saying anything
+    // useful is what a user at a terminal would take for a hang.
+    EXPECT_LE(result.seconds, 10.0) << "a target that refuses connections at start should fail fast\n"
+                                    << describe(result);
+}
+
+TEST_F(BackfillCliTest, QueueTableOfTheWrongShapeExits2AndWritesNothing) {
+    const auto table = numbered_table(50);
+    const auto queue_table = tables().create("bf_cli_wrongq", "(id INT PRIMARY KEY, body TEXT)");
+    const auto result = run_cli({"backfill", "--table", table, "--sink", mysql_url_, "--queue", queue_table});
+    expect_bad_input(result, "wrong shape");
+    EXPECT_TRUE(contains(result.err, queue_table)) << describe(result);
+    const auto options = mysql_options_from_env();
+    ASSERT_TRUE(options);
+    if (!options->password.empty()) {
+        EXPECT_FALSE(contains(result.err, options->password)) << "password shown\n" << describe(result);
+    }
+    EXPECT_EQ(tables().count(queue_table), 0u);
+    const auto columns = tables().rows("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+                                       "DATABASE() AND TABLE_NAME = ?",
+                                       {queue_table});
+    EXPECT_EQ(columns.at(0).at(0), "2") << "the table was altered";
+}
+
+TEST_F(BackfillCliTest, DryRunPrintsRangesAndSqlAndWritesNothing) {
+    const auto table = numbered_table(3000);
+    const auto result = run_cli(with(redis_args(table), {"--partitions", "3", "--workers", "2", "--dry-run"}));
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    const auto out = lines(result.out);
+    int ranges = 0;
+    for (const auto& line : out) {
+        if (line.rfind("range ", 0) != 0) continue;
+        ++ranges;
+        EXPECT_TRUE(contains(line, "SELECT")) << line;
+        EXPECT_TRUE(contains(line, table)) << line;
+    }
+    EXPECT_EQ(ranges, 3) << describe(result);
+    EXPECT_TRUE(contains(result.out, "dry run")) << describe(result);
+    EXPECT_EQ(queue_keys(), 0) << "a dry run wrote to the queue";
+}
+
+TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
+    const auto table = numbered_table(2500);
+    const std::string json_path = fresh_temp_path("summary.json");
+    const auto result = run_cli(with(redis_args(table), {"--partitions", "4", "--workers", "2", "--page-size", "100",
+                                                         "--summary-json", json_path}));
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_TRUE(contains(result.err, "done: 2500 rows read, 2500 written")) << describe(result);
+    EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 2500);
+
+    const std::string text = slurp(json_path);
+    std::remove(json_path.c_str());
+    rapidjson::Document summary;
+    summary.Parse(text.c_str());
+    ASSERT_FALSE(summary.HasParseError()) << "not JSON:\n" << text;
+    ASSERT_TRUE(summary.IsObject()) << text;
+    ASSERT_TRUE(summary.HasMember("rows_written") && summary["rows_written"].IsUint64()) << text;
+    EXPECT_EQ(summary["rows_written"].GetUint64(), 2500u) << text;
+    EXPECT_EQ(summary["rows_read"].GetUint64(), 2500u) << text;
+    EXPECT_STREQ(summary["status"].GetString(), "done") << text;
+    ASSERT_TRUE(summary["ranges"].IsArray()) << text;
+    EXPECT_GE(summary["ranges"].Size(), 4u) << text;
+    for (const auto& range : summary["ranges"].GetArray()) EXPECT_TRUE(range["finished"].GetBool()) << text;
+}
+
+TEST_F(BackfillCliTest, SigintMidRunExits3AndSaysWhereRangesStopped) {
+    const auto table = numbered_table(5000);
+    const std::string json_path = fresh_temp_path("interrupted.json");
+    CliProcess process(with(redis_args(table), {"--partitions", "3", "--workers", "2", "--page-size", "100",
+                                                "--rate", "2000", "--summary-json", json_path}));
+    // Interrupt once rows are flowing, not while the job is still planning.
+    const auto deadline = Clock::now() + 20s;
+    while (redis_->command({"LLEN", queue_}).integer < 300 && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+    process.signal(SIGINT);
+    const auto result = process.wait();
+
+    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_EQ(result.exit_code, 3) << describe(result);
+    EXPECT_TRUE(contains(result.err, "interrupted")) << describe(result);
+    EXPECT_TRUE(contains(result.err, "stopped after")) << "where the ranges stopped\n" << describe(result);
+    const long long queued = redis_->command({"LLEN", queue_}).integer;
+    EXPECT_GT(queued, 0) << describe(result);
+    EXPECT_LT(queued, 5000) << describe(result);
+    EXPECT_TRUE(contains(result.err, std::to_string(queued) + " written")) << "the summary counts what is in the "
+                                                                              "queue ("
+                                                                           << queued << ")\n"
+                                                                           << describe(result);
+
+    const std::string text = slurp(json_path);
+    std::remove(json_path.c_str());
+    rapidjson::Document summary;
+    summary.Parse(text.c_str());
+    ASSERT_FALSE(summary.HasParseError()) << "not JSON:\n" << text;
+    EXPECT_STREQ(summary["status"].GetString(), "interrupted") << text;
+    EXPECT_EQ(summary["rows_written"].GetUint64(), static_cast<std::uint64_t>(queued)) << text;
+}
+
+}  // namespace
+}  // namespace rowpump::test

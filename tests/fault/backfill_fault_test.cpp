@@ -1,0 +1,305 @@
+// run_job while things break underneath it (DESIGN, "Delivery guarantees"):
+//  - the reader's MySQL connection is killed mid-range, in the middle of a page query and while idle:
+//    the reader reconnects and resumes after the last key it delivered, so a Redis queue gets every row
+//    exactly once; when the MySQL queue sink's connection is killed too, no row is lost (at-least-once).
+//  - Redis dies and comes back (AOF with fsync always, so what it acknowledged survives): no row is lost.
+//  - Redis stays down for longer than the sink's retry budget: run_job throws a QueueError saying so.
+//
+// Connections to kill are found by their query text, which names this process's own tables: the table is
+// write-locked so the next query waits in plain sight in the process list. Other tests' connections of the
+// same MySQL user are never touched.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+#include "mysql/queue_table.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string test_name() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    return std::string(test->test_suite_name()) + "." + test->name();
+}
+
+std::vector<std::string> distinct(std::vector<std::string> values) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    return values;
+}
+
+class BackfillFaultTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        redis_.emplace(RedisOptions::from_url(redis_url_));
+        queue_ = "rp_test:bf_fault." + test_name() + ":" + std::to_string(::getpid());
+        clear_redis();
+        watcher_.emplace(options());
+    }
+
+    void TearDown() override {
+        if (redis_) clear_redis();
+        watcher_.reset();
+        MySqlTest::TearDown();
+    }
+
+    void clear_redis() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, queue_ + ":*");
+    }
+
+    std::string numbered_table(const std::string& base, int rows) {
+        const auto table = tables().create(base, "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
+        tables().execute(table, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows));
+        return table;
+    }
+
+    std::vector<std::string> all_ids(const std::string& table) {
+        std::vector<std::string> out;
+        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table)))
+            out.push_back(*row.at(0));
+        return out;
+    }
+
+    JobSpec spec_for(const std::string& table) {
+        JobSpec spec;
+        spec.mysql = options();
+        spec.read.table = table;
+        spec.read.page_size = 50;
+        spec.read.target_page_time = 0ms;
+        spec.sink.uri = redis_url_;
+        spec.sink.queue = queue_;
+        return spec;
+    }
+
+    // Write-locks `locked` (from the fixture's connection), waits until sessions other than ours wait
+    // with a statement naming one of `named`, kills them (KILL CONNECTION) either at once or, when
+    // `while_idle`, just after the lock is released (so the session is most likely idle), and unlocks.
+    // Returns how many were killed.
+    std::size_t kill_sessions_using(const std::vector<std::string>& locked, const std::vector<std::string>& named,
+                                    std::size_t expected, bool while_idle = false) {
+        std::string lock = "LOCK TABLES ";
+        for (std::size_t i = 0; i < locked.size(); ++i)
+            lock += (i ? ", " : "") + mysql::quote_identifier(locked[i]) + " WRITE";
+        const std::uint64_t locker = tables().connection().connection_id();
+        tables().connection().execute_text(lock);
+        std::set<std::uint64_t> found;
+        const auto deadline = Clock::now() + 10s;
+        while (found.size() < expected && Clock::now() < deadline) {
+            for (const auto& name : named) {
+                auto result = watcher_->query(
+                    "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ? AND ID <> CONNECTION_ID() AND "
+                    "ID <> ? AND LOCATE(?, INFO) > 0",
+                    {options().user, static_cast<std::int64_t>(locker), mysql::quote_identifier(name)});
+                while (result->next()) found.insert(result->getUInt64(1));
+            }
+            if (found.size() < expected) std::this_thread::sleep_for(5ms);
+        }
+        if (while_idle) {
+            tables().connection().execute_text("UNLOCK TABLES");
+            std::this_thread::sleep_for(20ms);
+        }
+        for (std::uint64_t id : found) {
+            try {
+                watcher_->execute_text("KILL CONNECTION " + std::to_string(id));
+            } catch (const DbError& error) {
+                ADD_FAILURE() << "KILL CONNECTION " << id << ": " << error.what();
+            }
+        }
+        if (!while_idle) tables().connection().execute_text("UNLOCK TABLES");
+        EXPECT_EQ(found.size(), expected) << "sessions waiting on the locked tables";
+        return found.size();
+    }
+
+    redis::Connection& redis() { return *redis_; }
+
+    std::string redis_url_;
+    std::string queue_;
+    std::optional<redis::Connection> redis_;
+    std::optional<mysql::Connection> watcher_;
+};
+
+TEST_F(BackfillFaultTest, ReaderConnectionKilledMidRangeEveryRowOnceInRedis) {
+    const auto table = numbered_table("bf_kill_reader", 3000);
+    JobSpec spec = spec_for(table);
+    spec.workers = 1;
+    spec.rate = 1200;  // 2.5 s
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+
+    std::size_t killed = 0;
+    std::this_thread::sleep_for(600ms);
+    killed += kill_sessions_using({table}, {table}, 1);                    // in the middle of a page query
+    std::this_thread::sleep_for(500ms);
+    killed += kill_sessions_using({table}, {table}, 1, /*while_idle=*/true);  // between pages
+    ASSERT_EQ(job.wait_for(30s), std::future_status::ready) << "run_job hung after its connection was killed";
+    const JobSummary summary = job.get();
+
+    EXPECT_EQ(killed, 2u);
+    EXPECT_FALSE(summary.interrupted);
+    EXPECT_EQ(summary.rows_written, 3000u);
+    EXPECT_EQ(multiset_difference(payload_keys(list_items(redis(), queue_), {"id"}), all_ids(table)), "");
+}
+
+TEST_F(BackfillFaultTest, ReaderAndMySqlSinkConnectionsKilledNoRowLost) {
+    const auto table = numbered_table("bf_kill_both", 3000);
+    const std::string queue_name = "rp_test_bf_kill_q_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(queue_name);
+    const auto queue_table = tables().create("bf_kill_q", ddl.substr(ddl.find('(')));
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = std::getenv("ROWPUMP_MYSQL_URL");
+    spec.sink.queue = queue_table;
+    spec.workers = 1;
+    spec.rate = 1200;
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+
+    // One at a time: while the sink waits, the reader soon has no free page slot and issues no query.
+    std::size_t killed = 0;
+    std::this_thread::sleep_for(500ms);
+    killed += kill_sessions_using({table}, {table}, 1);              // the reader, in its SELECT
+    std::this_thread::sleep_for(300ms);
+    killed += kill_sessions_using({queue_table}, {queue_table}, 1);  // the sink, in its INSERT
+    std::this_thread::sleep_for(300ms);
+    killed += kill_sessions_using({queue_table}, {queue_table}, 1, /*while_idle=*/true);
+    ASSERT_EQ(job.wait_for(30s), std::future_status::ready) << "run_job hung after its connections were killed";
+    const JobSummary summary = job.get();
+
+    EXPECT_EQ(killed, 3u);
+    EXPECT_EQ(summary.rows_written, 3000u);
+    const auto keys = payload_keys(queue_payloads(tables().connection(), queue_table), {"id"});
+    // At-least-once: a sink killed around its COMMIT may insert a batch twice; nothing may be missing.
+    EXPECT_EQ(multiset_difference(distinct(keys), all_ids(table)), "") << "rows lost or unexpected";
+    EXPECT_LE(keys.size(), 3000u + 2 * 50) << "more duplicates than the two killed batches can explain";
+}
+
+// A private Redis with an append-only file fsynced on every write: what it acknowledged survives SIGKILL.
+class PersistentRedis {
+public:
+    PersistentRedis() : directory_(make_directory()), server_({"--appendonly", "yes", "--appendfsync", "always",
+                                                               "--dir", directory_}) {}
+    ~PersistentRedis() {
+        server_.kill();
+        std::error_code ignored;
+        std::filesystem::remove_all(directory_, ignored);
+    }
+    PrivateRedisServer& server() { return server_; }
+
+private:
+    static std::string make_directory() {
+        std::string path = ::testing::TempDir() + "rowpump_aof_XXXXXX";
+        if (::mkdtemp(path.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << path;
+        return path;
+    }
+    std::string directory_;
+    PrivateRedisServer server_;
+};
+
+TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
+    const auto table = numbered_table("bf_redis_restart", 3000);
+    PersistentRedis persistent;
+    PrivateRedisServer& server = persistent.server();
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = server.url();
+    spec.sink.queue = "rp_test:bf_restart:" + std::to_string(::getpid());
+    spec.workers = 2;
+    spec.partitions = 2;
+    spec.rate = 1500;  // 2 s
+    spec.sink.redis_retry_seconds = 20;
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+
+    std::this_thread::sleep_for(700ms);
+    server.kill();
+    std::this_thread::sleep_for(1s);
+    server.start();
+    ASSERT_EQ(job.wait_for(40s), std::future_status::ready) << "run_job did not finish after Redis came back";
+    const JobSummary summary = job.get();
+
+    redis::Connection connection(RedisOptions::from_url(server.url()));
+    const auto keys = payload_keys(list_items(connection, spec.sink.queue), {"id"});
+    EXPECT_EQ(summary.rows_written, 3000u);
+    EXPECT_EQ(multiset_difference(distinct(keys), all_ids(table)), "") << "rows lost across the Redis restart";
+    EXPECT_GT(keys.size(), 0u);
+}
+
+TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
+    const auto table = numbered_table("bf_redis_pause", 2000);
+    PrivateRedisServer server;
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = server.url();
+    spec.sink.queue = "rp_test:bf_pause:" + std::to_string(::getpid());
+    spec.workers = 2;
+    spec.rate = 2000;  // 1 s without the pause
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+
+    redis::Connection control(RedisOptions::from_url(server.url()));
+    const auto info = control.command({"INFO", "server"}).text;
+    const auto at = info.find("process_id:");
+    ASSERT_NE(at, std::string::npos) << info;
+    const pid_t pid = static_cast<pid_t>(std::stol(info.substr(at + 11)));
+    std::this_thread::sleep_for(400ms);
+    ::kill(pid, SIGSTOP);
+    std::this_thread::sleep_for(2s);
+    ::kill(pid, SIGCONT);
+    ASSERT_EQ(job.wait_for(40s), std::future_status::ready) << "run_job did not finish after Redis resumed";
+    const JobSummary summary = job.get();
+
+    EXPECT_EQ(summary.rows_written, 2000u);
+    // A stall shorter than the command timeout is waited out, not retried: nothing is sent twice.
+    EXPECT_EQ(multiset_difference(payload_keys(list_items(control, spec.sink.queue), {"id"}), all_ids(table)), "");
+}
+
+TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError) {
+    const auto table = numbered_table("bf_redis_gone", 3000);
+    PrivateRedisServer server;
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = server.url();
+    spec.sink.queue = "rp_test:bf_gone:" + std::to_string(::getpid());
+    spec.workers = 2;
+    spec.rate = 1000;
+    spec.sink.redis_retry_seconds = 2;
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+    std::this_thread::sleep_for(500ms);
+    server.kill();
+    const auto killed_at = Clock::now();
+    ASSERT_EQ(job.wait_for(30s), std::future_status::ready) << "run_job kept retrying a dead Redis";
+    const double seconds = std::chrono::duration<double>(Clock::now() - killed_at).count();
+    try {
+        job.get();
+        ADD_FAILURE() << "run_job returned although Redis was gone";
+    } catch (const QueueError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("unreachable"), std::string::npos) << message;
+        EXPECT_NE(message.find("127.0.0.1:" + std::to_string(server.port())), std::string::npos) << message;
+        EXPECT_FALSE(error.is_transient()) << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    } catch (const std::exception& error) {
+        ADD_FAILURE() << "expected a QueueError, got: " << error.what();
+    }
+    EXPECT_GE(seconds, 1.5) << "gave up before the retry budget was spent";
+    EXPECT_LE(seconds, 8.0) << "kept going long after the 2 s retry budget";
+}
+
+}  // namespace
+}  // namespace rowpump::test

@@ -1,0 +1,436 @@
+// Exactly once with a job id (DESIGN, "Delivery guarantees"), through the built CLI: `rowpump backfill
+// --job-id J` is SIGKILLed at a random moment 20 times in a row, each following run resuming the job;
+// a last run finishes it. Every source row must then be in the queue exactly once (Redis list and MySQL
+// queue table alike), the job's checkpoints must add up to the table, and a further --resume must say
+// the job had already finished. A resume with a changed definition, or of a job that does not exist, is
+// refused with exit 2 and one error line, and writes nothing.
+//
+// The random delays come from a seed printed with every failure; ROWPUMP_TEST_SEED replays one.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+
+extern char** environ;
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string temp_file(const char* name) {
+    std::string path = ::testing::TempDir() + "rowpump_eo_" + name + "_XXXXXX";
+    const int fd = ::mkstemp(path.data());
+    if (fd >= 0) ::close(fd);
+    return path;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+// The built CLI as a child process, stdout and stderr in temp files. The destructor SIGKILLs and reaps
+// a child that still runs, so a failed assertion never leaves a process behind.
+class CliProcess {
+public:
+    explicit CliProcess(const std::vector<std::string>& args)
+        : out_path_(temp_file("out")), err_path_(temp_file("err")) {
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        for (const auto& arg : argv_text) command_ += (command_.empty() ? "" : " ") + arg;
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
+            pid_ = 0;
+            status_ = -1;
+        }
+    }
+    ~CliProcess() {
+        kill();
+        std::remove(out_path_.c_str());
+        std::remove(err_path_.c_str());
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
+    // How it ended (its exit code, or minus the signal that ended it), or nullopt while it runs.
+    std::optional<int> poll() {
+        if (status_ || pid_ <= 0) return status_;
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_)
+            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return status_;
+    }
+    std::optional<int> wait_for(Clock::duration timeout) {
+        const auto deadline = Clock::now() + timeout;
+        while (!poll() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
+        return poll();
+    }
+    void signal(int number) {
+        if (!poll()) ::kill(pid_, number);
+    }
+    // SIGKILL (a stopped child too) and reap. Returns how it ended.
+    int kill() {
+        if (poll()) return *status_;
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return *status_;
+    }
+
+    std::string err() const { return slurp(err_path_); }
+    std::string describe() const {
+        return "$ " + command_ + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
+               "\n--- stdout ---\n" + slurp(out_path_).substr(0, 2000) + "\n--- stderr ---\n" +
+               err().substr(0, 4000);
+    }
+
+private:
+    std::string out_path_;
+    std::string err_path_;
+    std::string command_;
+    pid_t pid_ = 0;
+    std::optional<int> status_;
+};
+
+enum class Sink { redis, mysql };
+
+std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
+    return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
+}
+
+unsigned test_seed() {
+    if (const char* seed = std::getenv("ROWPUMP_TEST_SEED"); seed && *seed) return static_cast<unsigned>(std::stoul(seed));
+    return std::random_device{}();
+}
+
+// What a run stored about its job: both sinks keep one counter and one status per range.
+struct StoredJob {
+    bool exists = false;
+    std::size_t ranges = 0;
+    std::size_t ranges_done = 0;
+    std::uint64_t rows_written = 0;
+};
+
+class ExactlyOnceTest : public MySqlTest, public ::testing::WithParamInterface<Sink> {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        try {
+            redis_.emplace(RedisOptions::from_url(redis_url_));
+        } catch (const Error& error) {
+            FAIL() << "cannot connect to the local Redis (" << error.what()
+                   << "): is it running? Run: bash scripts/services.sh start";
+        }
+        const std::string pid = std::to_string(::getpid());
+        const std::string kind = GetParam() == Sink::redis ? "redis" : "mysql";
+        job_id_ = "rp_test_eo_" + kind + "_" + pid;
+        queue_ = queue_name("q");
+        clean_up();
+    }
+
+    void TearDown() override {
+        if (redis_) clean_up();
+        MySqlTest::TearDown();
+    }
+
+    // A queue of this test's sink: a Redis list under rp_test:, or a MySQL queue table rp_test_...
+    // Every name handed out is deleted at the end.
+    std::string queue_name(const std::string& base) {
+        const std::string pid = std::to_string(::getpid());
+        std::string name = GetParam() == Sink::redis ? "rp_test:eo." + base + ":" + pid : "rp_test_eo_" + base + "_" + pid;
+        queues_.push_back(name);
+        return name;
+    }
+
+    std::string sink_uri() const {
+        if (GetParam() == Sink::redis) return redis_url_;
+        return std::getenv("ROWPUMP_MYSQL_URL");
+    }
+
+    // `rows` rows with ids 3, 6, 9, ... (gaps, so ranges are not just row numbers), built by the
+    // SEQUENCE engine.
+    std::string source_table(const std::string& base, int rows) {
+        const auto table =
+            tables().create(base, "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount INT NOT NULL)");
+        tables().execute(table, "INSERT INTO {t} SELECT seq * 3, CONCAT('row-', seq), seq % 1000 FROM seq_1_to_" +
+                                    std::to_string(rows));
+        return table;
+    }
+
+    std::vector<std::string> source_ids(const std::string& table) {
+        std::vector<std::string> ids;
+        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table) + " ORDER BY id"))
+            ids.push_back(*row.at(0));
+        return ids;
+    }
+
+    std::vector<std::string> backfill_args(const std::string& table, const std::string& queue, double rate,
+                                           const std::string& job_id) const {
+        return {"backfill",      "--table",     table, "--sink",          sink_uri(), "--queue", queue,
+                "--job-id",      job_id,        "--partitions", "4",      "--workers",  "2",       "--page-size",
+                "200",           "--page-time-ms", "0", "--rate",         std::to_string(rate)};
+    }
+
+    std::vector<std::string> queue_payloads_of(const std::string& queue) {
+        if (GetParam() == Sink::redis) return list_items(*redis_, queue);
+        return queue_payloads(tables().connection(), queue);
+    }
+    std::vector<std::string> queued_ids(const std::string& queue) { return payload_keys(queue_payloads_of(queue), {"id"}); }
+
+    bool mysql_table_exists(const std::string& name) {
+        return !tables()
+                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                          {name})
+                    .empty();
+    }
+    bool queue_exists(const std::string& queue) {
+        if (GetParam() == Sink::redis) return redis_->command({"EXISTS", queue}).integer == 1;
+        return mysql_table_exists(queue);
+    }
+
+    StoredJob stored_job(const std::string& job_id) {
+        StoredJob job;
+        if (GetParam() == Sink::redis) {
+            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id + ":meta", "ranges"});
+            if (ranges.is_nil()) return job;
+            job.exists = true;
+            job.ranges = std::stoul(ranges.text);
+            for (std::size_t i = 0; i < job.ranges; ++i) {
+                const auto fields = redis_->command(
+                    {"HMGET", "rowpump:job:" + job_id + ":range:" + std::to_string(i), "status", "rows_written"});
+                if (fields.elements.at(0).text == "done") ++job.ranges_done;
+                if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
+            }
+            return job;
+        }
+        if (!mysql_table_exists("rowpump_jobs") || !mysql_table_exists("rowpump_job_ranges")) return job;
+        if (tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id}).empty()) return job;
+        job.exists = true;
+        const auto totals = tables().rows(
+            "SELECT CAST(COUNT(*) AS CHAR), CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), "
+            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
+            {job_id});
+        job.ranges = std::stoul(*totals.at(0).at(0));
+        job.ranges_done = std::stoul(*totals.at(0).at(1));
+        job.rows_written = std::stoull(*totals.at(0).at(2));
+        return job;
+    }
+
+    // Every id of `table` is in `queue` exactly once, and the job's checkpoints say so too.
+    void expect_exactly_once(const std::string& table, const std::string& queue, const std::string& job_id) {
+        auto expected = source_ids(table);
+        auto actual = queued_ids(queue);
+        EXPECT_EQ(multiset_difference(actual, expected), "");
+        std::sort(expected.begin(), expected.end());
+        std::sort(actual.begin(), actual.end());
+        EXPECT_TRUE(actual == expected) << actual.size() << " ids in the queue, " << expected.size() << " in the table";
+        const auto job = stored_job(job_id);
+        EXPECT_TRUE(job.exists);
+        EXPECT_EQ(job.ranges_done, job.ranges) << "every range of the job should be done";
+        EXPECT_EQ(job.rows_written, expected.size()) << "the ranges' rows_written counters should add up to the table";
+    }
+
+    // Exit 2 and exactly one error line (log lines at other levels may come before it) that names `needle`.
+    void expect_refused(CliProcess& run, const std::string& needle) {
+        const auto ended = run.wait_for(30s);
+        ASSERT_TRUE(ended) << "did not end within 30 s\n" << run.describe();
+        EXPECT_EQ(*ended, 2) << run.describe();
+        std::vector<std::string> errors;
+        for (const auto& line : lines(run.err()))
+            if (line.rfind("rowpump: error: ", 0) == 0) errors.push_back(line);
+        ASSERT_EQ(errors.size(), 1u) << "one error line expected\n" << run.describe();
+        EXPECT_NE(errors[0].find(needle), std::string::npos) << "the error should name '" << needle << "'\n"
+                                                              << run.describe();
+        EXPECT_EQ(errors[0].find("rowpump-local"), std::string::npos) << "the password leaked\n" << run.describe();
+    }
+
+    void clean_up() {
+        for (const auto& queue : queues_) {
+            if (GetParam() == Sink::redis) {
+                redis_->command({"DEL", queue});
+                delete_keys(*redis_, queue + ":*");
+            } else {
+                tables().connection().execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue));
+            }
+        }
+        for (const auto& job_id : {job_id_, job_id_ + "_unknown"}) {
+            delete_keys(*redis_, "rowpump:job:" + job_id + ":*");
+            if (mysql_table_exists("rowpump_job_ranges"))
+                tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id});
+            if (mysql_table_exists("rowpump_jobs"))
+                tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id});
+        }
+    }
+
+    std::string redis_url_;
+    std::optional<redis::Connection> redis_;
+    std::string job_id_;
+    std::string queue_;
+    std::vector<std::string> queues_;
+};
+
+// 20 runs killed at random moments, then one to the end. The rate is set so the 20 killed runs, each
+// writing for its delay minus its start-up, cover most of the table but not all of it: every kill lands
+// in the middle of the job (a run that finished before its kill would test nothing), and the last run
+// still has pages to write.
+constexpr int source_rows = 20000;
+constexpr int kills = 20;
+constexpr double kill_test_rate = 1600;  // rows per second over both workers
+
+TEST_P(ExactlyOnceTest, TwentyKillsAndResumesWriteEveryRowOnce) {
+    const unsigned seed = test_seed();
+    SCOPED_TRACE("ROWPUMP_TEST_SEED=" + std::to_string(seed));
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<int> delay_ms(50, 1500);
+    const auto table = source_table("eo_kill", source_rows);
+    const auto args = backfill_args(table, queue_, kill_test_rate, job_id_);
+
+    int killed_mid_job = 0;
+    for (int run = 0; run < kills; ++run) {
+        // A run killed before it created the job leaves nothing to resume: the next one starts it.
+        auto argv = args;
+        if (stored_job(job_id_).exists) argv.push_back("--resume");
+        CliProcess child(argv);
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+        if (const auto ended = child.poll()) {
+            ASSERT_EQ(*ended, 0) << "run " << run << " ended by itself before its kill, and not with 0\n"
+                                 << child.describe();
+            continue;
+        }
+        EXPECT_EQ(child.kill(), -SIGKILL);
+        ++killed_mid_job;
+    }
+    const auto before_last = stored_job(job_id_);
+    ASSERT_TRUE(before_last.exists) << "20 runs never got as far as creating the job";
+
+    auto last_args = args;
+    last_args.push_back("--resume");
+    CliProcess last(last_args);
+    const auto ended = last.wait_for(40s);
+    ASSERT_TRUE(ended) << "the last run did not finish within 40 s\n" << last.describe();
+    ASSERT_EQ(*ended, 0) << last.describe();
+    expect_exactly_once(table, queue_, job_id_);
+
+    CliProcess again(last_args);
+    const auto again_ended = again.wait_for(30s);
+    ASSERT_TRUE(again_ended) << again.describe();
+    EXPECT_EQ(*again_ended, 0) << again.describe();
+    EXPECT_NE(again.err().find("already finished"), std::string::npos) << again.describe();
+    EXPECT_EQ(queued_ids(queue_).size(), static_cast<std::size_t>(source_rows)) << "a finished job wrote again";
+
+    std::printf("[ info     ] %d of %d runs killed mid-job; %llu of %d rows were written before the last run\n",
+                killed_mid_job, kills, static_cast<unsigned long long>(before_last.rows_written), source_rows);
+    RecordProperty("killed_mid_job", killed_mid_job);
+}
+
+// A job stopped halfway (SIGINT: exit 3, resumable) and then resumed with another definition, or a job
+// id nobody started: refused before anything is written, and the original job still resumes fine.
+TEST_P(ExactlyOnceTest, ResumeWithAnotherDefinitionOrUnknownJobIsRefused) {
+    constexpr int rows = 3000;
+    const auto table = source_table("eo_def", rows);
+    const auto other_table = source_table("eo_def_other", 10);
+    const auto args = backfill_args(table, queue_, 1500, job_id_);
+
+    {
+        CliProcess first(args);
+        const auto deadline = Clock::now() + 20s;
+        while (stored_job(job_id_).rows_written == 0 && !first.poll() && Clock::now() < deadline)
+            std::this_thread::sleep_for(20ms);
+        ASSERT_FALSE(first.poll()) << "the first run ended before it could be interrupted\n" << first.describe();
+        ASSERT_GT(stored_job(job_id_).rows_written, 0u) << "no page written within 20 s\n" << first.describe();
+        first.signal(SIGINT);
+        const auto ended = first.wait_for(30s);
+        ASSERT_TRUE(ended) << "SIGINT did not stop the run within 30 s\n" << first.describe();
+        ASSERT_EQ(*ended, 3) << "an interrupted job exits 3\n" << first.describe();
+    }
+    const auto stopped = stored_job(job_id_);
+    ASSERT_LT(stopped.ranges_done, stopped.ranges) << "the job finished before the interrupt: nothing to resume";
+    const auto queued_before = queued_ids(queue_).size();
+
+    const std::string other_queue = queue_name("other");
+    const auto with = [&](const std::string& flag, const std::string& value) {
+        auto changed = args;
+        changed.push_back("--resume");
+        const auto at = std::find(changed.begin(), changed.end(), flag);
+        if (at == changed.end()) changed.insert(changed.end(), {flag, value});
+        else *(at + 1) = value;
+        return changed;
+    };
+    for (const auto& changed : {with("--columns", "id,name"), with("--table", other_table), with("--queue", other_queue)}) {
+        CliProcess refused(changed);
+        expect_refused(refused, job_id_);
+        if (HasFatalFailure()) return;
+    }
+    EXPECT_EQ(queued_ids(queue_).size(), queued_before) << "a refused resume wrote to the queue";
+    EXPECT_FALSE(queue_exists(other_queue)) << "a refused resume (exit 2: nothing written) created queue " << other_queue;
+    const auto after_refusals = stored_job(job_id_);
+    EXPECT_EQ(after_refusals.rows_written, stopped.rows_written) << "a refused resume moved a checkpoint";
+
+    const std::string unknown_queue = queue_name("unknown");
+    auto unknown = backfill_args(table, unknown_queue, 1500, job_id_ + "_unknown");
+    unknown.push_back("--resume");
+    {
+        CliProcess refused(unknown);
+        expect_refused(refused, job_id_ + "_unknown");
+        if (HasFatalFailure()) return;
+    }
+    EXPECT_FALSE(stored_job(job_id_ + "_unknown").exists) << "resuming an unknown job created it";
+    EXPECT_FALSE(queue_exists(unknown_queue)) << "a refused resume (exit 2: nothing written) created queue "
+                                              << unknown_queue;
+
+    auto resume = args;
+    resume.push_back("--resume");
+    CliProcess finish(resume);
+    const auto ended = finish.wait_for(40s);
+    ASSERT_TRUE(ended) << finish.describe();
+    ASSERT_EQ(*ended, 0) << finish.describe();
+    expect_exactly_once(table, queue_, job_id_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sinks, ExactlyOnceTest, ::testing::Values(Sink::redis, Sink::mysql), sink_name);
+
+}  // namespace
+}  // namespace rowpump::test

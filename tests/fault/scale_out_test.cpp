@@ -1,0 +1,420 @@
+// Scale-out with a job id (DESIGN, "Delivery guarantees"): three `rowpump backfill` processes share one
+// job (--partitions 12, one worker each) by leasing its ranges, through the built CLI.
+//  - One is SIGKILLed mid-run: its connection is gone, so the other two take its range over at once
+//    (well before the 60 s lease timeout) and finish the job, every row in the queue exactly once.
+//  - One is SIGSTOPped (its connection stays open) with --lease-timeout 2: the other two take its range
+//    over once the lease expires and finish the job. Then it is SIGCONTed: its next page is fenced off,
+//    so a second later the queue still holds every row exactly once. Then it is killed.
+//  - MySQL sink only: a process stopped inside its page transaction (after the fenced checkpoint UPDATE,
+//    before COMMIT) must not keep its range from the others for longer than the lease either.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+
+extern char** environ;
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string temp_file(const char* name) {
+    std::string path = ::testing::TempDir() + "rowpump_scale_" + name + "_XXXXXX";
+    const int fd = ::mkstemp(path.data());
+    if (fd >= 0) ::close(fd);
+    return path;
+}
+
+// The built CLI as a child process, stdout and stderr in temp files. The destructor SIGKILLs and reaps
+// a child that still runs (a stopped one too), so a failed assertion never leaves a process behind.
+class CliProcess {
+public:
+    explicit CliProcess(const std::vector<std::string>& args)
+        : out_path_(temp_file("out")), err_path_(temp_file("err")) {
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        for (const auto& arg : argv_text) command_ += (command_.empty() ? "" : " ") + arg;
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
+            pid_ = 0;
+            status_ = -1;
+        }
+    }
+    ~CliProcess() {
+        kill();
+        std::remove(out_path_.c_str());
+        std::remove(err_path_.c_str());
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
+    // How it ended (its exit code, or minus the signal that ended it), or nullopt while it runs.
+    std::optional<int> poll() {
+        if (status_ || pid_ <= 0) return status_;
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_)
+            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return status_;
+    }
+    std::optional<int> wait_for(Clock::duration timeout) {
+        const auto deadline = Clock::now() + timeout;
+        while (!poll() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
+        return poll();
+    }
+    void signal(int number) {
+        if (!poll()) ::kill(pid_, number);
+    }
+    int kill() {
+        if (poll()) return *status_;
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return *status_;
+    }
+
+    std::string err() const { return slurp(err_path_); }
+    std::string describe() const {
+        return "$ " + command_ + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
+               "\n--- stdout ---\n" + slurp(out_path_).substr(0, 2000) + "\n--- stderr ---\n" +
+               err().substr(0, 4000);
+    }
+
+private:
+    std::string out_path_;
+    std::string err_path_;
+    std::string command_;
+    pid_t pid_ = 0;
+    std::optional<int> status_;
+};
+
+using Processes = std::vector<std::unique_ptr<CliProcess>>;
+
+std::string describe_all(const Processes& processes) {
+    std::string out;
+    for (std::size_t i = 0; i < processes.size(); ++i) out += "=== process " + std::to_string(i) + "\n" + processes[i]->describe() + "\n";
+    return out;
+}
+
+enum class Sink { redis, mysql };
+
+std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
+    return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
+}
+
+struct StoredJob {
+    bool exists = false;
+    std::size_t ranges = 0;
+    std::size_t ranges_done = 0;
+    std::uint64_t rows_written = 0;
+};
+
+// Three processes, one worker each, 12 ranges; each process is capped so that together they need
+// about 3 s: long enough to kill or stop one of them mid-run.
+constexpr int source_rows = 12000;
+constexpr std::size_t process_count = 3;
+constexpr double rate_per_process = source_rows / (process_count * 3.0);
+// Well below the default lease timeout (60 s): finishing within it proves a dead owner's range was
+// taken over without waiting for its lease.
+constexpr auto finish_timeout = 30s;
+
+class ScaleOutTest : public MySqlTest, public ::testing::WithParamInterface<Sink> {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        try {
+            redis_.emplace(RedisOptions::from_url(redis_url_));
+        } catch (const Error& error) {
+            FAIL() << "cannot connect to the local Redis (" << error.what()
+                   << "): is it running? Run: bash scripts/services.sh start";
+        }
+        const std::string pid = std::to_string(::getpid());
+        job_id_ = std::string("rp_test_scale_") + (GetParam() == Sink::redis ? "redis_" : "mysql_") + pid;
+        queue_ = GetParam() == Sink::redis ? "rp_test:scale.q:" + pid : "rp_test_scale_q_" + pid;
+        clean_up();
+        table_ = source_table();
+    }
+
+    void TearDown() override {
+        if (redis_) clean_up();
+        MySqlTest::TearDown();
+    }
+
+    std::string sink_uri() const {
+        if (GetParam() == Sink::redis) return redis_url_;
+        return std::getenv("ROWPUMP_MYSQL_URL");
+    }
+
+    std::string source_table() {
+        const auto table =
+            tables().create("scale_source", "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount INT NOT NULL)");
+        tables().execute(table, "INSERT INTO {t} SELECT seq * 7, CONCAT('row-', seq), seq % 1000 FROM seq_1_to_" +
+                                    std::to_string(source_rows));
+        return table;
+    }
+
+    std::vector<std::string> backfill_args(std::optional<int> lease_timeout = std::nullopt) const {
+        std::vector<std::string> args{"backfill",    "--table",     table_,   "--sink",          sink_uri(),
+                                      "--queue",     queue_,        "--job-id", job_id_,         "--partitions",
+                                      "12",          "--workers",   "1",      "--page-size",     "100",
+                                      "--page-time-ms", "0",        "--rate", std::to_string(rate_per_process)};
+        if (lease_timeout) args.insert(args.end(), {"--lease-timeout", std::to_string(*lease_timeout)});
+        return args;
+    }
+
+    Processes start(std::size_t count, const std::vector<std::string>& args) {
+        Processes processes;
+        for (std::size_t i = 0; i < count; ++i) processes.push_back(std::make_unique<CliProcess>(args));
+        return processes;
+    }
+
+    bool mysql_table_exists(const std::string& name) {
+        return !tables()
+                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                          {name})
+                    .empty();
+    }
+
+    StoredJob stored_job() {
+        StoredJob job;
+        if (GetParam() == Sink::redis) {
+            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
+            if (ranges.is_nil()) return job;
+            job.exists = true;
+            job.ranges = std::stoul(ranges.text);
+            for (std::size_t i = 0; i < job.ranges; ++i) {
+                const auto fields = redis_->command(
+                    {"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i), "status", "rows_written"});
+                if (fields.elements.at(0).text == "done") ++job.ranges_done;
+                if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
+            }
+            return job;
+        }
+        if (!mysql_table_exists("rowpump_jobs") || !mysql_table_exists("rowpump_job_ranges")) return job;
+        if (tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id_}).empty()) return job;
+        job.exists = true;
+        const auto totals = tables().rows(
+            "SELECT CAST(COUNT(*) AS CHAR), CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), "
+            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
+            {job_id_});
+        job.ranges = std::stoul(*totals.at(0).at(0));
+        job.ranges_done = std::stoul(*totals.at(0).at(1));
+        job.rows_written = std::stoull(*totals.at(0).at(2));
+        return job;
+    }
+
+    // Waits until the job has written at least `rows` rows while all `processes` still run.
+    void wait_for_progress(Processes& processes, std::uint64_t rows) {
+        const auto deadline = Clock::now() + 30s;
+        while (stored_job().rows_written < rows && Clock::now() < deadline) {
+            for (auto& process : processes)
+                ASSERT_FALSE(process->poll()) << "a process ended early\n" << describe_all(processes);
+            std::this_thread::sleep_for(20ms);
+        }
+        ASSERT_GE(stored_job().rows_written, rows) << "no progress within 30 s\n" << describe_all(processes);
+    }
+
+    // Every process in [first, end) exits 0 within `timeout`; on failure, says what holds the job up.
+    void expect_finish(Processes& processes, std::size_t first, Clock::duration timeout) {
+        const auto deadline = Clock::now() + timeout;
+        for (std::size_t i = first; i < processes.size(); ++i) {
+            const auto remaining = std::max<Clock::duration>(deadline - Clock::now(), 0s);
+            const auto ended = processes[i]->wait_for(remaining);
+            ASSERT_TRUE(ended) << "process " << i << " did not finish the job in time; " << blockers()
+                               << describe_all(processes);
+            EXPECT_EQ(*ended, 0) << describe_all(processes);
+        }
+    }
+
+    // For a failure message: MySQL transactions open for more than a second that lock range rows.
+    std::string blockers() {
+        if (GetParam() != Sink::mysql) return "";
+        std::string out;
+        for (const auto& row : tables().rows(
+                 "SELECT CAST(trx_mysql_thread_id AS CHAR), CAST(trx_started AS CHAR), CAST(trx_rows_locked AS CHAR) "
+                 "FROM information_schema.INNODB_TRX WHERE trx_started < NOW() - INTERVAL 1 SECOND"))
+            out += "connection " + row.at(0).value_or("?") + " has had a transaction open since " +
+                   row.at(1).value_or("?") + " (" + row.at(2).value_or("?") + " rows locked); ";
+        for (const auto& row : tables().rows(
+                 "SELECT CAST(range_no AS CHAR), CAST(owner AS CHAR) FROM rowpump_job_ranges WHERE job_id = ? AND "
+                 "status = 'pending'",
+                 {job_id_}))
+            out += "range " + row.at(0).value_or("?") + " pending, owner " + row.at(1).value_or("?") + "; ";
+        return out;
+    }
+
+    std::vector<std::string> queued_ids() {
+        const auto payloads = GetParam() == Sink::redis ? list_items(*redis_, queue_)
+                                                        : queue_payloads(tables().connection(), queue_);
+        return payload_keys(payloads, {"id"});
+    }
+
+    void expect_exactly_once() {
+        std::vector<std::string> expected;
+        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table_)))
+            expected.push_back(*row.at(0));
+        auto actual = queued_ids();
+        EXPECT_EQ(multiset_difference(actual, expected), "");
+        std::sort(expected.begin(), expected.end());
+        std::sort(actual.begin(), actual.end());
+        EXPECT_TRUE(actual == expected) << actual.size() << " ids in the queue, " << expected.size() << " in the table";
+        const auto job = stored_job();
+        EXPECT_EQ(job.ranges, 12u);
+        EXPECT_EQ(job.ranges_done, job.ranges) << "every range of the job should be done";
+        EXPECT_EQ(job.rows_written, expected.size()) << "the ranges' rows_written counters should add up to the table";
+    }
+
+    static bool logged(const Processes& processes, std::size_t first, const std::string& a, const std::string& b) {
+        for (std::size_t i = first; i < processes.size(); ++i)
+            for (std::istringstream in(processes[i]->err()); !in.eof();) {
+                std::string line;
+                std::getline(in, line);
+                if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) return true;
+            }
+        return false;
+    }
+
+    void clean_up() {
+        if (GetParam() == Sink::redis) {
+            redis_->command({"DEL", queue_});
+            delete_keys(*redis_, queue_ + ":*");
+        } else {
+            tables().connection().execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue_));
+        }
+        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
+        if (mysql_table_exists("rowpump_job_ranges"))
+            tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id_});
+        if (mysql_table_exists("rowpump_jobs"))
+            tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id_});
+    }
+
+    std::string redis_url_;
+    std::optional<redis::Connection> redis_;
+    std::string job_id_;
+    std::string queue_;
+    std::string table_;
+};
+
+TEST_P(ScaleOutTest, AKilledProcessRangeIsTakenOverAtOnce) {
+    auto processes = start(process_count, backfill_args());
+    wait_for_progress(processes, source_rows / 4);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(processes[0]->kill(), -SIGKILL);
+
+    expect_finish(processes, 1, finish_timeout);
+    if (HasFatalFailure()) return;
+    expect_exactly_once();
+    EXPECT_TRUE(logged(processes, 1, "taking over range", "gone"))
+        << "a survivor should have taken the killed process's range over\n" << describe_all(processes);
+}
+
+TEST_P(ScaleOutTest, AStoppedProcessLosesItsRangeWhenItsLeaseExpires) {
+    auto processes = start(process_count, backfill_args(2));
+    wait_for_progress(processes, source_rows / 4);
+    if (HasFatalFailure()) return;
+    processes[0]->signal(SIGSTOP);
+
+    expect_finish(processes, 1, finish_timeout);
+    if (HasFatalFailure()) return;
+    expect_exactly_once();
+    EXPECT_TRUE(logged(processes, 1, "taking over range", "lease expired"))
+        << "a survivor should have taken the stopped process's range over\n" << describe_all(processes);
+
+    // Woken up, the stopped process still holds pages of its old range: the fence must refuse them.
+    processes[0]->signal(SIGCONT);
+    std::this_thread::sleep_for(1s);
+    expect_exactly_once();
+    processes[0]->kill();
+}
+
+// Deterministic form of the worst moment to stop a process with the MySQL sink: inside its page
+// transaction, holding the row lock of its range. The test write-locks the queue table so the first
+// process's INSERT waits (after its fenced checkpoint UPDATE), stops that process, and unlocks: its
+// transaction stays open with nobody to commit or roll it back. Two more processes must still finish
+// the job once the lease (2 s) has expired.
+TEST_P(ScaleOutTest, AProcessStoppedInsideItsPageTransactionLosesItsRange) {
+    if (GetParam() != Sink::mysql) GTEST_SKIP() << "a Redis page is one Lua call: there is no open transaction to stop in";
+    // The job and the queue table exist before the lock is taken: a first short run creates them.
+    auto args = backfill_args(2);
+    {
+        CliProcess creator(args);
+        const auto deadline = Clock::now() + 30s;
+        while (stored_job().rows_written == 0 && !creator.poll() && Clock::now() < deadline)
+            std::this_thread::sleep_for(20ms);
+        ASSERT_GT(stored_job().rows_written, 0u) << creator.describe();
+        creator.signal(SIGINT);
+        ASSERT_TRUE(creator.wait_for(30s)) << creator.describe();
+    }
+
+    auto& locker = tables().connection();
+    locker.execute_text("LOCK TABLES " + mysql::quote_identifier(queue_) + " WRITE");
+    args.push_back("--resume");
+    Processes processes;
+    processes.push_back(std::make_unique<CliProcess>(args));
+    bool waiting = false;
+    for (const auto deadline = Clock::now() + 30s; !waiting && Clock::now() < deadline;) {
+        MySqlTest* self = this;
+        waiting = !self->tables()
+                       .rows("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND "
+                             "LOCATE(?, INFO) > 0 AND INFO LIKE 'INSERT%'",
+                             {mysql::quote_identifier(queue_)})
+                       .empty();
+        if (!waiting) std::this_thread::sleep_for(20ms);
+    }
+    processes[0]->signal(SIGSTOP);
+    locker.execute_text("UNLOCK TABLES");
+    ASSERT_TRUE(waiting) << "the first process never reached its queue INSERT\n" << describe_all(processes);
+
+    for (std::size_t i = 1; i < process_count; ++i) processes.push_back(std::make_unique<CliProcess>(args));
+    expect_finish(processes, 1, finish_timeout);
+    if (HasFatalFailure()) return;
+    processes[0]->signal(SIGCONT);
+    std::this_thread::sleep_for(1s);
+    expect_exactly_once();
+}
+
+INSTANTIATE_TEST_SUITE_P(Sinks, ScaleOutTest, ::testing::Values(Sink::redis, Sink::mysql), sink_name);
+
+}  // namespace
+}  // namespace rowpump::test

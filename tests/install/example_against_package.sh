@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs rowpump from the build tree into a temporary prefix, builds examples/ against the installed
+# package (find_package(rowpump)), runs the program against the local servers and checks what it wrote.
+set -euo pipefail
+build_dir="$1"
+source_dir="$2"
+work="$(mktemp -d)"
+queue="rp_test:example:$$"
+cleanup() {
+  redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" "$queue:rows" >/dev/null 2>&1 || true
+  mariadb_cli -e "DROP TABLE IF EXISTS rp_test_example_$$" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+mariadb_cli() {
+  [[ "$ROWPUMP_MYSQL_URL" =~ ^mysql://([^:@]+):([^@]*)@([^:/]+):([0-9]+)/([^?]*) ]] || return 1
+  MYSQL_PWD="${BASH_REMATCH[2]}" mariadb --no-defaults --protocol=tcp -h"${BASH_REMATCH[3]}" -P"${BASH_REMATCH[4]}" \
+    -u"${BASH_REMATCH[1]}" "${BASH_REMATCH[5]}" "$@"
+}
+trap cleanup EXIT
+: "${ROWPUMP_REDIS_URL:?run scripts/services.sh start and eval its env}"
+: "${ROWPUMP_MYSQL_URL:?run scripts/services.sh start and eval its env}"
+
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+# The public headers must not pull in any driver header.
+if grep -rlE '#include <(cppconn|mysql_|hiredis|oneapi|tbb|yaml-cpp|spdlog|rapidjson)' "$work/prefix/include/rowpump"; then
+  echo "a public header includes a driver header" >&2
+  exit 1
+fi
+cmake -S "$source_dir/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/examples" -j2 >/dev/null
+table="rp_test_example_$$"
+mariadb_cli -e "CREATE TABLE $table (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO $table SELECT seq, 'x' FROM seq_1_to_500"
+output="$("$work/examples/bulk_enqueue" "$queue" "$table")"
+echo "$output"
+[[ "$output" == $'enqueued 1000 tasks\njob wrote 500 rows' ]] || { echo "unexpected output" >&2; exit 1; }
+tasks="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue")"
+rows="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue:rows")"
+[[ "$tasks" == 1000 && "$rows" == 500 ]] || { echo "expected 1000 tasks and 500 rows, found $tasks and $rows" >&2; exit 1; }
+echo "example built against the installed package: $tasks tasks enqueued, $rows rows streamed"
