@@ -36,7 +36,11 @@ public:
     }
     void append_null() { cells_.push_back({buffer_.size(), 0, true}); }
     void set_last_key(KeyValue key) { last_key_ = std::move(key); }
-    std::size_t byte_size() const { return buffer_.size() + cells_.size() * sizeof(Cell); }
+    void reserve(std::size_t bytes, std::size_t cells) {
+        buffer_.reserve(bytes);
+        cells_.reserve(cells);
+    }
+    std::size_t byte_size() const { return buffer_.size(); }
 
 private:
     struct Cell {

@@ -64,7 +64,10 @@ private:
     void split(std::size_t index, BoardRange& shared, PageReader& reader) {
         if (!control_) control_.emplace(context_.spec.mysql);
         const std::uint64_t remaining = shared.remaining();
-        auto middle = find_midpoint(*control_, *context_.plan, reader.position(), reader.range().hi, remaining);
+        // Before its first page a reader stands at its range's own (inclusive) start, not after a key.
+        const bool started = reader.position().has_value();
+        auto middle = find_midpoint(*control_, *context_.plan, started ? reader.position() : reader.range().lo,
+                                    reader.range().hi, remaining, !started);
         if (!middle) {
             board_.refuse_split(index);
             return;
