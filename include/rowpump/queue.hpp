@@ -7,11 +7,11 @@
 // taken away is told so (StaleClaim) when it acknowledges, so it can stop caring about that task.
 //
 // Each object owns one connection and is used by one thread at a time: run one per consumer thread.
+// Like every public header, C++17 is enough to include it.
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -113,19 +113,21 @@ public:
     static void create_table(const MySqlOptions& options, const std::string& table);
 
     // Claims up to n available ready tasks, highest priority first; an empty result means none is
-    // available now. Tasks this object already holds are never returned again.
+    // available now. Tasks this object already holds are never returned again. The priority levels in
+    // use are looked up at most every 200 ms: a task of a level that did not exist before may wait that
+    // long behind lower ones.
     std::vector<Task> claim(std::size_t n);
     // Marks the task done. Throws StaleClaim when the claim was taken away.
     void ack(const Task& task);
     // Marks the tasks done in as few statements as possible; returns the indexes (into `tasks`) of those
     // whose claim was taken away. Acknowledging a task twice is harmless.
-    std::vector<std::size_t> ack(std::span<const Task> tasks);
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks);
     // Counts a failure: the task is ready again after the retry delay, or dead at max_attempts. `error`
     // is kept in last_error. Throws StaleClaim when the claim was taken away.
     FailOutcome fail(const Task& task, const std::string& error);
     // Hands tasks back unprocessed (shutting down): ready at once, no attempt counted. Stale ones are
     // skipped.
-    void release(std::span<const Task> tasks);
+    void release(const std::vector<Task>& tasks);
     // Renews every claim this object's connection holds, so a long task is not taken for a stuck one.
     void touch();
 
@@ -197,16 +199,16 @@ public:
     // because this consumer's heartbeat expired).
     void ack(const Task& task);
     // Batched: one script call; returns the indexes of the tasks no longer held.
-    std::vector<std::size_t> ack(std::span<const Task> tasks);
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks);
     // Counts a failure: into Q:delayed with the retry delay, or Q:dead at max_attempts. Throws StaleClaim.
     // Redis keeps no per-task error text: `error` only goes to the debug log.
     FailOutcome fail(const Task& task, const std::string& error);
     // Hands tasks back unprocessed: to the head of the return list, in order, no attempt counted.
-    void release(std::span<const Task> tasks);
+    void release(const std::vector<Task>& tasks);
 
     // Records that this consumer (or the named ones) is alive, at the server's time.
     void heartbeat();
-    void heartbeat(std::span<const std::string> consumers);
+    void heartbeat(const std::vector<std::string>& consumers);
     // A clean goodbye: removes this consumer's heartbeat when its processing list is empty.
     void leave();
     // Returns the processing lists of consumers whose last beat is older than `heartbeat_timeout` to the

@@ -33,8 +33,10 @@ void print_table(const job::TextTable& table) {
         for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
     auto print_row = [&](const std::vector<std::string>& cells) {
         std::printf("   ");
-        for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i)
-            std::printf(" %-*s%s", static_cast<int>(widths[i]), cells[i].c_str(), i + 1 < cells.size() ? " |" : "");
+        for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
+            const bool last = i + 1 == cells.size();
+            std::printf(" %-*s%s", last ? 0 : static_cast<int>(widths[i]), cells[i].c_str(), last ? "" : " |");
+        }
         std::printf("\n");
     };
     print_row(table.columns);

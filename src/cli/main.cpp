@@ -14,7 +14,11 @@ int main(int argc, char** argv) {
     CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "rowpump " ROWPUMP_VERSION);
-    app.footer("Run 'rowpump COMMAND --help' for the flags of each command.\n"
+    app.footer("Examples:\n"
+               "  rowpump read --table orders --limit 10\n"
+               "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders --workers 4\n"
+               "  rowpump run jobs/redis_backfill.yaml --resume\n"
+               "Run 'rowpump COMMAND --help' for the flags of each command.\n"
                "Exit codes: 0 done, 1 failure, 2 bad usage/config/input (nothing written), 3 interrupted "
                "(resumable).");
     bool verbose = false;

@@ -38,6 +38,7 @@ struct QueueOptions {
     std::uint64_t limit = 0;
     // stats
     bool json = false;
+    bool exact = false;  // count every row (default: stop counting at 10 million per status)
 };
 
 // The `queue` command and its subcommands; run_queue runs whichever was given.

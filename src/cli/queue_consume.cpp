@@ -28,6 +28,8 @@ constexpr milliseconds keep_alive_tick{1000};
 constexpr milliseconds maintenance_tick{50};
 
 struct Shared {
+    Shared(const QueueOptions& queue_options, const std::atomic<bool>& stop) : options(queue_options), stop_signal(stop) {}
+
     const QueueOptions& options;
     const std::atomic<bool>& stop_signal;
     std::atomic<bool> abort{false};  // a worker failed: everyone stops
@@ -54,7 +56,7 @@ std::vector<std::string> task_environment(const QueueOptions& options, const Tas
 
 void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
     consumer.keep_alive();
-    const CommandResult result = run_command(shared.options.exec, task.payload, task_environment(shared.options, task),
+    const CommandResult result = run_task_command(shared.options.exec, task.payload, task_environment(shared.options, task),
                                              keep_alive_tick, [&] { consumer.keep_alive(); });
     try {
         if (result.succeeded) {
@@ -87,7 +89,7 @@ void work(QueueConsumer& consumer, Shared& shared) {
             if (tasks.empty() && shared.options.until_empty) return;
             for (; next < tasks.size() && !shared.stopping(); ++next) process(consumer, tasks[next], shared);
             if (next < tasks.size()) {
-                consumer.release(std::span<const Task>(tasks).subspan(next));
+                consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next), tasks.end()));
                 shared.released += tasks.size() - next;
                 tasks.clear();
             }
@@ -96,7 +98,8 @@ void work(QueueConsumer& consumer, Shared& shared) {
         shared.fail_all(std::current_exception());
         // Best effort: whatever stays claimed comes back through the reaper / recovery anyway.
         try {
-            if (next + 1 < tasks.size()) consumer.release(std::span<const Task>(tasks).subspan(next + 1));
+            if (next + 1 < tasks.size())
+                consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next + 1), tasks.end()));
         } catch (const std::exception&) {
         }
     }
@@ -120,7 +123,7 @@ int run_queue_consume(const QueueOptions& options) {
     const QueueSource source = parse_queue_source(options);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_command).
     ::signal(SIGPIPE, SIG_IGN);
-    Shared shared{options, install_stop_signals()};
+    Shared shared(options, install_stop_signals());
 
     std::vector<std::unique_ptr<QueueConsumer>> consumers;
     std::vector<std::string> names;

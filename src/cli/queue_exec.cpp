@@ -84,7 +84,7 @@ std::string describe_status(int status, const std::string& stderr_tail) {
 
 }  // namespace
 
-CommandResult run_command(const std::string& command, std::string_view input, const std::vector<std::string>& environment,
+CommandResult run_task_command(const std::string& command, std::string_view input, const std::vector<std::string>& environment,
                           std::chrono::milliseconds tick_interval, const std::function<void()>& tick) {
     Fd stdin_read, stdin_write, stderr_read, stderr_write;
     make_pipe(stdin_read, stdin_write);

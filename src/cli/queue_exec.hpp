@@ -19,7 +19,7 @@ struct CommandResult {
 // half-way. `tick` is called about every `tick_interval` while it runs (renewing claims on long tasks).
 // Needs SIGPIPE ignored in this process (a command that does not read its input must not kill us); the
 // command itself starts with the default SIGPIPE. Throws Error when the command cannot be started.
-CommandResult run_command(const std::string& command, std::string_view input, const std::vector<std::string>& environment,
+CommandResult run_task_command(const std::string& command, std::string_view input, const std::vector<std::string>& environment,
                           std::chrono::milliseconds tick_interval, const std::function<void()>& tick);
 
 }  // namespace rowpump::cli

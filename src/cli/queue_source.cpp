@@ -43,7 +43,7 @@ public:
     }
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
-    void release(std::span<const Task> tasks) override { queue_.release(tasks); }
+    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     void keep_alive() override {
         if (steady_clock::now() - last_touch_ < touch_interval_) return;
         queue_.touch();
@@ -70,7 +70,7 @@ public:
     std::vector<Task> take(std::size_t n, milliseconds wait) override { return queue_.pop(n, wait); }
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
-    void release(std::span<const Task> tasks) override { queue_.release(tasks); }
+    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     void keep_alive() override {}
     void leave() override { queue_.leave(); }
     std::string describe(const Task& task) const override {

@@ -2,7 +2,6 @@
 // The queue subcommands' view of --source: which backend, and the library options built from the flags.
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -35,7 +34,7 @@ public:
     virtual std::vector<Task> take(std::size_t n, std::chrono::milliseconds wait) = 0;
     virtual void ack(const Task& task) = 0;  // throws StaleClaim
     virtual FailOutcome fail(const Task& task, const std::string& error) = 0;  // throws StaleClaim
-    virtual void release(std::span<const Task> tasks) = 0;
+    virtual void release(const std::vector<Task>& tasks) = 0;
     // Called regularly while a task runs: renews the claims (MySQL); heartbeats run elsewhere (Redis).
     virtual void keep_alive() = 0;
     // Clean shutdown, after the tasks in hand are finished or released.

@@ -97,7 +97,7 @@ KeyPart key_part_from_text(const Column& column, std::string_view text) {
         std::int64_t value = 0;
         auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (error == std::errc() && end == text.data() + text.size()) return value;
-    } else if (column.kind == ColumnKind::unsigned_integer) {
+    } else if (column.kind == ColumnKind::unsigned_integer || column.kind == ColumnKind::bit) {
         std::uint64_t value = 0;
         auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (error == std::errc() && end == text.data() + text.size()) return value;

@@ -18,6 +18,7 @@ struct PageReader::Impl {
     KeyRange range;
     std::optional<KeyValue> position;        // last key delivered by the main pass
     std::optional<KeyValue> null_position;   // last primary key delivered by the null pass
+    std::optional<KeyValue> offset_after;    // the offset strategy counts from here (exclusive) when set
     Pass pass;
     bool finished = false;
     std::uint64_t rows_skipped = 0;          // the offset strategy's OFFSET
@@ -31,7 +32,8 @@ struct PageReader::Impl {
           connection(mysql),
           sql(*plan),
           range(std::move(key_range)),
-          position(std::move(resume_after)),
+          position(resume_after),
+          offset_after(std::move(resume_after)),
           pass(plan->null_key_rows > 0 && !range.lo && !position ? Pass::null_keys : Pass::main),
           sizer(plan->spec) {}
 
@@ -39,6 +41,8 @@ struct PageReader::Impl {
         PageBounds out;
         if (pass == Pass::null_keys) {
             out.after = null_position;
+        } else if (plan->spec.strategy == PagingStrategy::offset && offset_after) {
+            out.after = offset_after;
         } else if (position && plan->spec.strategy != PagingStrategy::offset) {
             out.after = position;
         } else {

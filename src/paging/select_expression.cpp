@@ -11,6 +11,7 @@ std::string select_expression(const Column& column, const std::string& qualifier
         case ColumnKind::datetime:
         case ColumnKind::time:
         case ColumnKind::floating:
+        case ColumnKind::decimal:  // the driver's fixed 64-byte buffer truncates DECIMAL(63..65)
             return "CAST(" + name + " AS CHAR)";
         case ColumnKind::bit:
             return "CAST(" + name + " AS UNSIGNED)";

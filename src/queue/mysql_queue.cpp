@@ -1,5 +1,6 @@
 // MySqlQueue's consumer operations: claim, ack, fail, release, touch (the SQL is in mysql_queue_sql.cpp).
 #include <algorithm>
+#include <span>
 #include <unordered_set>
 
 #include "mysql/queue_table.hpp"
@@ -43,14 +44,17 @@ void MySqlQueue::Impl::prepare_session() {
     connection.execute_text("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
 }
 
-std::vector<std::int64_t> MySqlQueue::Impl::due_levels() {
-    std::vector<std::int64_t> levels;
+const std::vector<std::int64_t>& MySqlQueue::Impl::due_levels(bool fresh) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!fresh && now < levels_expire) return levels;
+    levels.clear();
     auto rows = connection.query(sql.levels);
     while (rows->next()) {
         if (rows->getString(1).asStdString() == "ready" && !rows->isNull(3) && rows->getInt64(3) >= 0)
             levels.push_back(rows->getInt64(2));
     }
     std::sort(levels.rbegin(), levels.rend());
+    levels_expire = now + levels_ttl;
     return levels;
 }
 
@@ -81,9 +85,12 @@ std::vector<Task> MySqlQueue::claim(std::size_t n) {
         claimed = q.run([&] {
             std::vector<Task> tasks;
             std::uint64_t updated = 0;
-            for (std::int64_t level : q.due_levels()) {
-                updated += q.connection.execute(q.sql.claim_level, {level, static_cast<std::uint64_t>(n - updated)});
-                if (updated >= n) break;
+            for (const bool fresh : {false, true}) {
+                for (std::int64_t level : q.due_levels(fresh)) {
+                    updated += q.connection.execute(q.sql.claim_level, {level, static_cast<std::uint64_t>(n - updated)});
+                    if (updated >= n) break;
+                }
+                if (updated > 0) break;
             }
             if (updated == 0) return tasks;
             auto rows = q.connection.query(q.sql.claimed_rows);
@@ -98,10 +105,15 @@ std::vector<Task> MySqlQueue::claim(std::size_t n) {
         claimed = q.run([&] {
             return q.in_transaction([&] {
                 std::vector<Task> tasks;
-                for (std::int64_t level : q.due_levels()) {
-                    auto rows = q.connection.query(q.sql.lock_level, {level, static_cast<std::uint64_t>(n - tasks.size())});
-                    while (rows->next()) tasks.push_back(read_task(*rows));
-                    if (tasks.size() >= n) break;
+                // Asking again only when the cached levels gave nothing: a second pass over a level would
+                // return the rows this transaction just locked (SKIP LOCKED skips only others' locks).
+                for (const bool fresh : {false, true}) {
+                    for (std::int64_t level : q.due_levels(fresh)) {
+                        auto rows = q.connection.query(q.sql.lock_level, {level, static_cast<std::uint64_t>(n - tasks.size())});
+                        while (rows->next()) tasks.push_back(read_task(*rows));
+                        if (tasks.size() >= n) break;
+                    }
+                    if (!tasks.empty()) break;
                 }
                 std::vector<mysql::Param> ids;
                 for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
@@ -121,10 +133,11 @@ std::vector<Task> MySqlQueue::claim(std::size_t n) {
 }
 
 void MySqlQueue::ack(const Task& task) {
-    if (!ack(std::span<const Task>(&task, 1)).empty()) throw stale(impl_->options.table, task);
+    if (!ack(std::vector<Task>{task}).empty()) throw stale(impl_->options.table, task);
 }
 
-std::vector<std::size_t> MySqlQueue::ack(std::span<const Task> tasks) {
+std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& task_list) {
+    const std::span<const Task> tasks(task_list);
     Impl& q = *impl_;
     std::vector<std::size_t> stale_tasks;
     std::vector<mysql::Param> params;
@@ -170,7 +183,7 @@ FailOutcome MySqlQueue::fail(const Task& task, const std::string& error) {
     return task.attempts + 1 >= retry.max_attempts ? FailOutcome::dead : FailOutcome::retried;
 }
 
-void MySqlQueue::release(std::span<const Task> tasks) {
+void MySqlQueue::release(const std::vector<Task>& tasks) {
     Impl& q = *impl_;
     for (const Task& task : tasks) {
         q.run([&] { return q.connection.execute(q.sql.release, {task.id, task.version}); });

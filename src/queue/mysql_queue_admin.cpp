@@ -1,4 +1,5 @@
 // MySqlQueue's maintenance: reaping lost claims, purging done tasks, requeueing dead ones, stats.
+#include <algorithm>
 #include <limits>
 
 #include "queue/mysql_queue_impl.hpp"
@@ -19,12 +20,30 @@ ReapResult MySqlQueue::reap(std::chrono::milliseconds claim_timeout) {
     Impl& q = *impl_;
     const std::int64_t timeout_us = claim_timeout.count() * 1000;
     ReapResult result;
-    // Poison first: the claims that reach max_crashes go dead, the rest of the lost claims go back.
-    result.dead = q.run([&] {
-        return q.connection.execute(q.sql.reap_dead, {std::int64_t{q.options.max_crashes}, timeout_us});
-    });
-    result.released = q.run([&] { return q.connection.execute(q.sql.reap_ready, {timeout_us}); });
-    return result;
+    for (;;) {
+        const std::uint64_t before = result.dead + result.released;
+        std::vector<std::uint64_t> lost;
+        q.run([&] {
+            lost.clear();
+            auto rows = q.connection.query(q.sql.lost_claims, {timeout_us});
+            while (rows->next()) lost.push_back(rows->getUInt64(1));
+        });
+        std::vector<mysql::Param> params;
+        for (std::size_t first = 0; first < lost.size(); first += queue::max_rows_per_statement) {
+            const std::size_t rows = std::min(queue::max_rows_per_statement, lost.size() - first);
+            const std::size_t shape = queue::padded_rows(rows);
+            params.clear();
+            for (std::size_t i = 0; i < shape; ++i) params.emplace_back(lost[first + std::min(i, rows - 1)]);
+            // Poison first: the claims that reach max_crashes go dead, the rest go back to ready.
+            params.emplace_back(std::int64_t{q.options.max_crashes});
+            params.emplace_back(timeout_us);
+            result.dead += q.run([&] { return q.connection.execute(q.sql.reap_dead(shape), params); });
+            params.erase(params.end() - 2);
+            result.released += q.run([&] { return q.connection.execute(q.sql.reap_ready(shape), params); });
+        }
+        // A full page of candidates may have more behind it; stop when a page changed nothing.
+        if (lost.size() < queue::lost_claims_per_read || result.dead + result.released == before) return result;
+    }
 }
 
 std::uint64_t MySqlQueue::purge(std::chrono::seconds older_than, std::size_t batch) {

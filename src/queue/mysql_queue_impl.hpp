@@ -1,6 +1,7 @@
 #pragma once
 // MySqlQueue's state, shared by the consumer operations (mysql_queue.cpp) and the maintenance ones
 // (mysql_queue_admin.cpp).
+#include <chrono>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -15,8 +16,10 @@ namespace rowpump {
 struct MySqlQueue::Impl {
     Impl(MySqlOptions mysql, MySqlQueueOptions queue);
 
-    // Priorities that have a task available now, highest first.
-    std::vector<std::int64_t> due_levels();
+    // Priorities that had a task available at most levels_ttl ago, highest first; `fresh` asks the server
+    // now. A claim asks again whenever the cached levels gave it nothing, so a cached answer can only hide
+    // a level that appeared in the meantime: a task of a new, higher priority waits at most levels_ttl.
+    const std::vector<std::int64_t>& due_levels(bool fresh);
     // Whether the row is done at this version: after an ack that changed fewer rows than it named, tells
     // the tasks acknowledged before (or by a lost reply) from the stale ones.
     bool is_done_at(std::uint64_t id, std::uint64_t version);
@@ -35,7 +38,12 @@ struct MySqlQueue::Impl {
     // id -> version of every claim this object made and has not finished: a claim's read-back returns
     // every row the session owns, and these are not new.
     std::unordered_map<std::uint64_t, std::uint64_t> held;
+    std::vector<std::int64_t> levels;
+    std::chrono::steady_clock::time_point levels_expire;
 };
+
+// Asking for the levels costs a statement per claim, as much as the claim itself at batch 1.
+inline constexpr std::chrono::milliseconds levels_ttl{200};
 
 template <class Action>
 auto MySqlQueue::Impl::run(Action&& action) -> decltype(action()) {

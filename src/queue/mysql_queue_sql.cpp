@@ -46,11 +46,7 @@ QueueSql::QueueSql(const std::string& table) : table_(mysql::quote_identifier(ta
               "WHERE id = ? AND version = ? AND status = 'claimed'";
     touch = "UPDATE " + t + " SET claimed_at = NOW(6) WHERE owner = CONNECTION_ID() AND status = 'claimed'";
     row_state = "SELECT status, version FROM " + t + " WHERE id = ?";
-    const std::string reap_note =
-        "last_error = CONCAT('claim taken back from connection ', owner, ' (connection gone or claim timed out)'), "
-        "crashes = crashes + 1, owner = 0, version = version + 1";
-    reap_dead = "UPDATE " + t + " SET " + reap_note + ", status = 'dead' WHERE crashes + 1 >= ? AND " + lost_claim;
-    reap_ready = "UPDATE " + t + " SET " + reap_note + ", status = 'ready' WHERE " + lost_claim;
+    lost_claims = "SELECT id FROM " + t + " WHERE " + lost_claim + " ORDER BY id LIMIT " + std::to_string(lost_claims_per_read);
     purge = "DELETE FROM " + t + " WHERE status = 'done' AND updated_at < NOW(6) - INTERVAL ? SECOND LIMIT ?";
     requeue_dead = "UPDATE " + t +
                    " SET status = 'ready', attempts = 0, crashes = 0, owner = 0, version = version + 1, "
@@ -61,10 +57,33 @@ QueueSql::QueueSql(const std::string& table) : table_(mysql::quote_identifier(ta
               " WHERE status = 'claimed' GROUP BY owner ORDER BY owner";
 }
 
+namespace {
+
+std::string id_list(std::size_t rows) {
+    std::string list = "id IN (";
+    for (std::size_t row = 0; row < rows; ++row) list += row == 0 ? "?" : ", ?";
+    return list + ")";
+}
+
+// last_error first: assignments run left to right, and owner is reset below.
+constexpr const char* reap_assignments =
+    "last_error = CONCAT('claim taken back from connection ', owner, ' (connection gone or claim timed out)'), "
+    "crashes = crashes + 1, owner = 0, version = version + 1";
+
+}  // namespace
+
+std::string QueueSql::reap_dead(std::size_t rows) const {
+    return "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET " + reap_assignments + ", status = 'dead' WHERE " +
+           id_list(rows) + " AND crashes + 1 >= ? AND " + lost_claim;
+}
+
+std::string QueueSql::reap_ready(std::size_t rows) const {
+    return "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET " + reap_assignments + ", status = 'ready' WHERE " +
+           id_list(rows) + " AND " + lost_claim;
+}
+
 std::string QueueSql::mark_claimed(std::size_t rows) const {
-    std::string sql = "UPDATE " + table_ + " SET " + claim_assignments + " WHERE id IN (";
-    for (std::size_t row = 0; row < rows; ++row) sql += row == 0 ? "?" : ", ?";
-    return sql + ")";
+    return "UPDATE " + table_ + " SET " + claim_assignments + " WHERE " + id_list(rows);
 }
 
 std::string QueueSql::ack(std::size_t rows) const {

@@ -17,6 +17,8 @@ namespace rowpump::queue {
 // prepared statements across all sessions).
 constexpr std::size_t max_rows_per_statement = 128;
 std::size_t padded_rows(std::size_t rows);
+// The reaper reads lost claims in pages of this many ids.
+constexpr std::size_t lost_claims_per_read = 8192;
 
 struct QueueSql {
     explicit QueueSql(const std::string& table);
@@ -37,9 +39,8 @@ struct QueueSql {
     std::string touch;
     // params: id -> status, version.
     std::string row_state;
-    // params: max_crashes, timeout us (dead) / timeout us (ready).
-    std::string reap_dead;
-    std::string reap_ready;
+    // params: timeout us -> ids of lost claims. A plain read: no row is locked while the reaper looks.
+    std::string lost_claims;
     // params: older than s, limit.
     std::string purge;
     // params: limit.
@@ -53,6 +54,12 @@ struct QueueSql {
     std::string mark_claimed(std::size_t rows) const;
     // UPDATE ... done WHERE status='claimed' AND ((id=? AND version=?) OR ... x rows).
     std::string ack(std::size_t rows) const;
+    // Takes back the lost claims among `rows` ids: params ids, max_crashes, timeout us (dead: those
+    // reaching max_crashes) / ids, timeout us (ready: the rest). The condition is checked again on the
+    // row locked through the primary key, which is the lock order of ack and fail too: reaping a claim
+    // that is being acknowledged waits, it never deadlocks.
+    std::string reap_dead(std::size_t rows) const;
+    std::string reap_ready(std::size_t rows) const;
 
 private:
     std::string table_;  // quoted

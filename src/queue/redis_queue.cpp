@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <span>
 #include <atomic>
 #include <charconv>
 
@@ -176,10 +177,11 @@ std::vector<Task> RedisQueue::pop(std::size_t n, std::chrono::milliseconds wait)
 }
 
 void RedisQueue::ack(const Task& task) {
-    if (!ack(std::span<const Task>(&task, 1)).empty()) throw stale(impl_->processing);
+    if (!ack(std::vector<Task>{task}).empty()) throw stale(impl_->processing);
 }
 
-std::vector<std::size_t> RedisQueue::ack(std::span<const Task> tasks) {
+std::vector<std::size_t> RedisQueue::ack(const std::vector<Task>& task_list) {
+    const std::span<const Task> tasks(task_list);
     Impl& q = *impl_;
     std::vector<std::size_t> stale_tasks;
     std::vector<std::string_view> payloads;
@@ -212,7 +214,7 @@ FailOutcome RedisQueue::fail(const Task& task, const std::string& error) {
     return reply.integer == 0 ? FailOutcome::dead : FailOutcome::retried;
 }
 
-void RedisQueue::release(std::span<const Task> tasks) {
+void RedisQueue::release(const std::vector<Task>& tasks) {
     Impl& q = *impl_;
     if (tasks.empty()) return;
     std::vector<std::string_view> payloads;
@@ -222,9 +224,9 @@ void RedisQueue::release(std::span<const Task> tasks) {
     for (const Task& task : tasks) q.forget(task.payload);
 }
 
-void RedisQueue::heartbeat() { heartbeat(std::span<const std::string>(&impl_->options.consumer, 1)); }
+void RedisQueue::heartbeat() { heartbeat(std::vector<std::string>{impl_->options.consumer}); }
 
-void RedisQueue::heartbeat(std::span<const std::string> names) {
+void RedisQueue::heartbeat(const std::vector<std::string>& names) {
     Impl& q = *impl_;
     if (names.empty()) return;
     const std::vector<std::string_view> args(names.begin(), names.end());

@@ -18,7 +18,10 @@ redis::Reply RedisScript::run(redis::Connection& connection, std::span<const std
     const std::string key_count = std::to_string(keys.size());
     for (int attempt = 1;; ++attempt) {
         argv_.clear();
-        argv_.insert(argv_.end(), {"EVALSHA", sha_, key_count});
+        argv_.reserve(3 + keys.size() + args.size());
+        argv_.push_back("EVALSHA");
+        argv_.push_back(sha_);
+        argv_.push_back(key_count);
         argv_.insert(argv_.end(), keys.begin(), keys.end());
         argv_.insert(argv_.end(), args.begin(), args.end());
         try {

@@ -39,6 +39,10 @@ void check_orderable(const TableInfo& table, const std::vector<std::string>& col
         if (column.kind == ColumnKind::floating)
             throw UsageError("column " + mysql::quote_identifier(name) + " of " + table.quoted_name() + " is " +
                              column.column_type + ": approximate values cannot page a table; choose an exact key");
+        // ENUM and SET sort by their index but compare with text by their label: '>' would skip rows.
+        if (column.column_type.rfind("enum(", 0) == 0 || column.column_type.rfind("set(", 0) == 0)
+            throw UsageError("column " + mysql::quote_identifier(name) + " of " + table.quoted_name() + " is " +
+                             column.column_type + ": ENUM and SET columns cannot be paging keys; choose another key");
         if (column.kind == ColumnKind::json || column.kind == ColumnKind::other)
             throw UsageError("column " + mysql::quote_identifier(name) + " of " + table.quoted_name() + " is " +
                              column.column_type + ": it cannot be a paging key; choose an indexed scalar column");

@@ -46,6 +46,20 @@ std::vector<std::string> distinct(std::vector<std::string> values) {
     return values;
 }
 
+// Waits until `count()` (rows in the queue) reaches `at_least`, so a fault hits a job that is really
+// running and not one still planning on a slow machine.
+template <class Count>
+void wait_for_rows(Count&& count, long long at_least = 100) {
+    const auto deadline = Clock::now() + 30s;
+    while (count() < at_least) {
+        if (Clock::now() > deadline) {
+            ADD_FAILURE() << "the job wrote fewer than " << at_least << " rows in 30 s";
+            return;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+}
+
 class BackfillFaultTest : public MySqlTest {
 protected:
     void SetUp() override {
@@ -150,7 +164,7 @@ TEST_F(BackfillFaultTest, ReaderConnectionKilledMidRangeEveryRowOnceInRedis) {
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
 
     std::size_t killed = 0;
-    std::this_thread::sleep_for(600ms);
+    wait_for_rows([&] { return redis().command({"LLEN", queue_}).integer; }, 500);
     killed += kill_sessions_using({table}, {table}, 1);                    // in the middle of a page query
     std::this_thread::sleep_for(500ms);
     killed += kill_sessions_using({table}, {table}, 1, /*while_idle=*/true);  // between pages
@@ -177,7 +191,7 @@ TEST_F(BackfillFaultTest, ReaderAndMySqlSinkConnectionsKilledNoRowLost) {
 
     // One at a time: while the sink waits, the reader soon has no free page slot and issues no query.
     std::size_t killed = 0;
-    std::this_thread::sleep_for(500ms);
+    wait_for_rows([&] { return static_cast<long long>(tables().count(queue_table)); }, 500);
     killed += kill_sessions_using({table}, {table}, 1);              // the reader, in its SELECT
     std::this_thread::sleep_for(300ms);
     killed += kill_sessions_using({queue_table}, {queue_table}, 1);  // the sink, in its INSERT
@@ -229,7 +243,10 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
     spec.sink.redis_retry_seconds = 20;
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
 
-    std::this_thread::sleep_for(700ms);
+    {
+        redis::Connection connection(RedisOptions::from_url(server.url()));
+        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 800);
+    }
     server.kill();
     std::this_thread::sleep_for(1s);
     server.start();
@@ -258,7 +275,7 @@ TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
     const auto at = info.find("process_id:");
     ASSERT_NE(at, std::string::npos) << info;
     const pid_t pid = static_cast<pid_t>(std::stol(info.substr(at + 11)));
-    std::this_thread::sleep_for(400ms);
+    wait_for_rows([&] { return control.command({"LLEN", spec.sink.queue}).integer; }, 400);
     ::kill(pid, SIGSTOP);
     std::this_thread::sleep_for(2s);
     ::kill(pid, SIGCONT);
@@ -280,7 +297,10 @@ TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError)
     spec.rate = 1000;
     spec.sink.redis_retry_seconds = 2;
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
-    std::this_thread::sleep_for(500ms);
+    {
+        redis::Connection connection(RedisOptions::from_url(server.url()));
+        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 300);
+    }
     server.kill();
     const auto killed_at = Clock::now();
     ASSERT_EQ(job.wait_for(30s), std::future_status::ready) << "run_job kept retrying a dead Redis";

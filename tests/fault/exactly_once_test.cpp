@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -132,6 +133,8 @@ private:
 };
 
 enum class Sink { redis, mysql };
+
+void PrintTo(Sink sink, std::ostream* out) { *out << (sink == Sink::redis ? "redis list" : "mysql queue table"); }
 
 std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
     return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
@@ -318,7 +321,7 @@ protected:
 // still has pages to write.
 constexpr int source_rows = 20000;
 constexpr int kills = 20;
-constexpr double kill_test_rate = 1600;  // rows per second over both workers
+constexpr double kill_test_rate = 1200;  // rows per second over both workers
 
 TEST_P(ExactlyOnceTest, TwentyKillsAndResumesWriteEveryRowOnce) {
     const unsigned seed = test_seed();

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -45,7 +46,8 @@ std::string temp_file(const char* name) {
 
 // Runs the built CLI with `args`. `env` overrides the inherited environment: a value sets the variable,
 // nullopt removes it.
-CliResult run_cli(const std::vector<std::string>& args, const std::map<std::string, std::optional<std::string>>& env = {}) {
+CliResult run_cli(const std::vector<std::string>& args,
+                  const std::map<std::string, std::optional<std::string>>& env = {}) {
     const std::string out_path = temp_file("out");
     const std::string err_path = temp_file("err");
 

@@ -135,6 +135,8 @@ std::string describe_all(const Processes& processes) {
 
 enum class Sink { redis, mysql };
 
+void PrintTo(Sink sink, std::ostream* out) { *out << (sink == Sink::redis ? "redis list" : "mysql queue table"); }
+
 std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
     return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
 }
@@ -155,8 +157,10 @@ constexpr double rate_per_process = source_rows / (process_count * 3.0);
 // taken over without waiting for its lease.
 constexpr auto finish_timeout = 30s;
 
-class ScaleOutTest : public MySqlTest, public ::testing::WithParamInterface<Sink> {
+class ScaleOutFixture : public MySqlTest {
 protected:
+    explicit ScaleOutFixture(Sink sink) : sink_(sink) {}
+
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
@@ -170,8 +174,8 @@ protected:
                    << "): is it running? Run: bash scripts/services.sh start";
         }
         const std::string pid = std::to_string(::getpid());
-        job_id_ = std::string("rp_test_scale_") + (GetParam() == Sink::redis ? "redis_" : "mysql_") + pid;
-        queue_ = GetParam() == Sink::redis ? "rp_test:scale.q:" + pid : "rp_test_scale_q_" + pid;
+        job_id_ = std::string("rp_test_scale_") + (sink_ == Sink::redis ? "redis_" : "mysql_") + pid;
+        queue_ = sink_ == Sink::redis ? "rp_test:scale.q:" + pid : "rp_test_scale_q_" + pid;
         clean_up();
         table_ = source_table();
     }
@@ -182,7 +186,7 @@ protected:
     }
 
     std::string sink_uri() const {
-        if (GetParam() == Sink::redis) return redis_url_;
+        if (sink_ == Sink::redis) return redis_url_;
         return std::getenv("ROWPUMP_MYSQL_URL");
     }
 
@@ -218,7 +222,7 @@ protected:
 
     StoredJob stored_job() {
         StoredJob job;
-        if (GetParam() == Sink::redis) {
+        if (sink_ == Sink::redis) {
             const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
             if (ranges.is_nil()) return job;
             job.exists = true;
@@ -269,7 +273,7 @@ protected:
 
     // For a failure message: MySQL transactions open for more than a second that lock range rows.
     std::string blockers() {
-        if (GetParam() != Sink::mysql) return "";
+        if (sink_ != Sink::mysql) return "";
         std::string out;
         for (const auto& row : tables().rows(
                  "SELECT CAST(trx_mysql_thread_id AS CHAR), CAST(trx_started AS CHAR), CAST(trx_rows_locked AS CHAR) "
@@ -285,7 +289,7 @@ protected:
     }
 
     std::vector<std::string> queued_ids() {
-        const auto payloads = GetParam() == Sink::redis ? list_items(*redis_, queue_)
+        const auto payloads = sink_ == Sink::redis ? list_items(*redis_, queue_)
                                                         : queue_payloads(tables().connection(), queue_);
         return payload_keys(payloads, {"id"});
     }
@@ -316,7 +320,7 @@ protected:
     }
 
     void clean_up() {
-        if (GetParam() == Sink::redis) {
+        if (sink_ == Sink::redis) {
             redis_->command({"DEL", queue_});
             delete_keys(*redis_, queue_ + ":*");
         } else {
@@ -329,11 +333,23 @@ protected:
             tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id_});
     }
 
+    Sink sink_;
     std::string redis_url_;
     std::optional<redis::Connection> redis_;
     std::string job_id_;
     std::string queue_;
     std::string table_;
+};
+
+class ScaleOutTest : public ScaleOutFixture, public ::testing::WithParamInterface<Sink> {
+protected:
+    ScaleOutTest() : ScaleOutFixture(GetParam()) {}
+};
+
+// A page of the Redis sink is one Lua call: there is no open transaction to stop a process in.
+class MySqlScaleOutTest : public ScaleOutFixture {
+protected:
+    MySqlScaleOutTest() : ScaleOutFixture(Sink::mysql) {}
 };
 
 TEST_P(ScaleOutTest, AKilledProcessRangeIsTakenOverAtOnce) {
@@ -369,38 +385,26 @@ TEST_P(ScaleOutTest, AStoppedProcessLosesItsRangeWhenItsLeaseExpires) {
 }
 
 // Deterministic form of the worst moment to stop a process with the MySQL sink: inside its page
-// transaction, holding the row lock of its range. The test write-locks the queue table so the first
-// process's INSERT waits (after its fenced checkpoint UPDATE), stops that process, and unlocks: its
-// transaction stays open with nobody to commit or roll it back. Two more processes must still finish
-// the job once the lease (2 s) has expired.
-TEST_P(ScaleOutTest, AProcessStoppedInsideItsPageTransactionLosesItsRange) {
-    if (GetParam() != Sink::mysql) GTEST_SKIP() << "a Redis page is one Lua call: there is no open transaction to stop in";
-    // The job and the queue table exist before the lock is taken: a first short run creates them.
-    auto args = backfill_args(2);
-    {
-        CliProcess creator(args);
-        const auto deadline = Clock::now() + 30s;
-        while (stored_job().rows_written == 0 && !creator.poll() && Clock::now() < deadline)
-            std::this_thread::sleep_for(20ms);
-        ASSERT_GT(stored_job().rows_written, 0u) << creator.describe();
-        creator.signal(SIGINT);
-        ASSERT_TRUE(creator.wait_for(30s)) << creator.describe();
-    }
+// transaction, holding the row lock of its range. Once the first process is writing, the test
+// write-locks the queue table so its next INSERT waits (after the fenced checkpoint UPDATE), stops the
+// process, and unlocks: its transaction stays open with nobody to commit or roll it back. Two more
+// processes must still finish the job once the lease (2 s) has expired.
+TEST_F(MySqlScaleOutTest, AProcessStoppedInsideItsPageTransactionLosesItsRange) {
+    const auto args = backfill_args(2);
+    Processes processes = start(1, args);
+    wait_for_progress(processes, 1);
+    if (HasFatalFailure()) return;
 
-    auto& locker = tables().connection();
+    mysql::Connection locker(options());
     locker.execute_text("LOCK TABLES " + mysql::quote_identifier(queue_) + " WRITE");
-    args.push_back("--resume");
-    Processes processes;
-    processes.push_back(std::make_unique<CliProcess>(args));
     bool waiting = false;
     for (const auto deadline = Clock::now() + 30s; !waiting && Clock::now() < deadline;) {
-        MySqlTest* self = this;
-        waiting = !self->tables()
+        waiting = !tables()
                        .rows("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND "
-                             "LOCATE(?, INFO) > 0 AND INFO LIKE 'INSERT%'",
+                             "INFO LIKE 'INSERT%' AND LOCATE(?, INFO) > 0",
                              {mysql::quote_identifier(queue_)})
                        .empty();
-        if (!waiting) std::this_thread::sleep_for(20ms);
+        if (!waiting) std::this_thread::sleep_for(10ms);
     }
     processes[0]->signal(SIGSTOP);
     locker.execute_text("UNLOCK TABLES");

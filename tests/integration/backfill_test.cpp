@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +27,7 @@
 #include "mysql/queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "rowpump/sink.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -124,7 +127,7 @@ ShapeTable create_shape(TestTables& tables, Shape shape) {
         case Shape::composite:
             out.name = tables.create("bf_comp", "(a INT NOT NULL, b VARCHAR(20) NOT NULL, v INT NOT NULL, "
                                                 "PRIMARY KEY (a, b))");
-            tables.execute(out.name, "INSERT INTO {t} SELECT seq % 13 - 6, CONCAT('b', seq), seq FROM seq_1_to_3000");
+            tables.execute(out.name, "INSERT INTO {t} SELECT CAST(seq % 13 AS SIGNED) - 6, CONCAT('b', seq), seq FROM seq_1_to_3000");
             out.key_fields = {"a", "b"};
             out.keys = column_texts(tables, "SELECT CONCAT(a, '|', b) FROM `" + out.name + "`");
             break;
@@ -152,7 +155,9 @@ ShapeTable create_shape(TestTables& tables, Shape shape) {
     return out;
 }
 
-// One set of tables for the whole matrix: creating them per test would cost more than the runs.
+// One table per key shape for the whole matrix, created when a test first needs it: creating them per
+// test would cost more than the runs (and ctest, which runs each test in a process of its own, creates
+// only the one its test reads).
 struct MatrixWorld {
     MySqlOptions mysql;
     std::string mysql_url;
@@ -161,12 +166,26 @@ struct MatrixWorld {
     std::optional<redis::Connection> redis;
     std::map<Shape, ShapeTable> shapes;
     std::string redis_queue;
-    std::string queue_table;
+    std::string queue_table;  // empty until a test writes to the MySQL sink
+
+    const ShapeTable& shape(Shape which) {
+        auto found = shapes.find(which);
+        if (found == shapes.end()) found = shapes.emplace(which, create_shape(*tables, which)).first;
+        return found->second;
+    }
+
+    const std::string& mysql_queue() {
+        if (queue_table.empty()) {
+            const std::string name = "rp_test_bf_queue_" + std::to_string(::getpid());
+            queue_table = tables->create("bf_queue", queue_table_definition(name));
+        }
+        return queue_table;
+    }
 
     void clear_queues() {
-        redis->command({"DEL", redis_queue});
-        delete_keys(*redis, redis_queue + ":*");
-        tables->connection().execute_text("TRUNCATE TABLE " + mysql::quote_identifier(queue_table));
+        redis->command({"DEL", redis_queue, redis_queue + ":delayed"});
+        if (!queue_table.empty())
+            tables->connection().execute_text("DELETE FROM " + mysql::quote_identifier(queue_table));
     }
 };
 
@@ -186,11 +205,7 @@ public:
             world->redis_url = *redis_url;
             world->tables = std::make_unique<TestTables>(world->mysql);
             world->redis.emplace(RedisOptions::from_url(world->redis_url));
-            for (Shape shape : {Shape::integer, Shape::composite, Shape::text, Shape::skewed})
-                world->shapes[shape] = create_shape(*world->tables, shape);
             world->redis_queue = "rp_test:bf_matrix:" + std::to_string(::getpid());
-            const std::string queue_table = "rp_test_bf_queue_" + std::to_string(::getpid());
-            world->queue_table = world->tables->create("bf_queue", queue_table_definition(queue_table));
             world_ = std::move(world);
         } catch (const std::exception& error) {
             setup_error_ = error.what();
@@ -198,10 +213,7 @@ public:
     }
 
     static void TearDownTestSuite() {
-        if (world_ && world_->redis) {
-            world_->redis->command({"DEL", world_->redis_queue});
-            delete_keys(*world_->redis, world_->redis_queue + ":*");
-        }
+        if (world_ && world_->redis) world_->redis->command({"DEL", world_->redis_queue, world_->redis_queue + ":delayed"});
         world_.reset();
     }
 
@@ -218,7 +230,7 @@ protected:
 TEST_P(BackfillMatrixTest, EveryRowArrivesExactlyOnce) {
     const auto [shape, sink, partitions, workers] = GetParam();
     MatrixWorld& world = *world_;
-    const ShapeTable& table = world.shapes.at(shape);
+    const ShapeTable& table = world.shape(shape);
 
     JobSpec spec = small_page_spec(world.mysql, table.name);
     spec.partitions = partitions;
@@ -236,7 +248,7 @@ TEST_P(BackfillMatrixTest, EveryRowArrivesExactlyOnce) {
             break;
         case SinkKind::mysql:
             spec.sink.uri = world.mysql_url;
-            spec.sink.queue = world.queue_table;
+            spec.sink.queue = world.mysql_queue();
             break;
     }
 
@@ -252,7 +264,7 @@ TEST_P(BackfillMatrixTest, EveryRowArrivesExactlyOnce) {
             std::remove(file.c_str());
             break;
         case SinkKind::redis: payloads = list_items(*world.redis, world.redis_queue); break;
-        case SinkKind::mysql: payloads = queue_payloads(world.tables->connection(), world.queue_table); break;
+        case SinkKind::mysql: payloads = queue_payloads(world.tables->connection(), world.mysql_queue()); break;
     }
     EXPECT_EQ(multiset_difference(payload_keys(payloads, table.key_fields), table.keys), "") << describe(summary);
     EXPECT_EQ(summary.rows_written, table.keys.size()) << describe(summary);
@@ -333,7 +345,7 @@ const std::vector<PriorityLevel> three_levels{{"high", 100}, {"mid", 10}, {"low"
 std::string amounts_table(TestTables& tables) {
     // Exactly 100 and 10 sit on the thresholds (>= goes up); NULL and negative amounts go to the last level.
     const auto table = tables.create("bf_amounts", "(id INT PRIMARY KEY, amount DECIMAL(10,2) NULL)");
-    tables.execute(table, "INSERT INTO {t} SELECT seq, IF(seq % 50 = 0, NULL, (seq % 230) - 20 + (seq % 3) * 0.25) "
+    tables.execute(table, "INSERT INTO {t} SELECT seq, IF(seq % 50 = 0, NULL, CAST(seq % 230 AS SIGNED) - 20 + (seq % 3) * 0.25) "
                           "FROM seq_1_to_2000");
     tables.execute(table, "UPDATE {t} SET amount = 100 WHERE id IN (7, 8)");
     tables.execute(table, "UPDATE {t} SET amount = 10 WHERE id IN (9, 11)");
@@ -429,8 +441,8 @@ TEST_F(BackfillTest, FixedDelayRowsInTheMySqlQueueBecomeAvailableAfterTheDelay) 
 TEST_F(BackfillTest, DueColumnScoresAreTheColumnsUnixTimeInMilliseconds) {
     const auto table = tables().create("bf_due", "(id INT PRIMARY KEY, due DATETIME(3) NULL)");
     // Past and future times with milliseconds; every 10th row has no due time and is ready at once.
-    tables().execute(table, "INSERT INTO {t} SELECT seq, IF(seq % 10 = 0, NULL, '2024-05-01 12:00:00.250' + "
-                            "INTERVAL seq * 7777 SECOND + INTERVAL seq MICROSECOND * 1000) FROM seq_1_to_1500");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, IF(seq % 10 = 0, NULL, TIMESTAMP'2024-05-01 12:00:00.250' + "
+                            "INTERVAL seq * 7777 SECOND + INTERVAL seq * 1000 MICROSECOND) FROM seq_1_to_1500");
     JobSpec spec = redis_spec(table);
     spec.partitions = 2;
     spec.workers = 2;
@@ -485,6 +497,35 @@ TEST_F(BackfillTest, DueTimeAfter2038StaysDelayed) {
     EXPECT_EQ(multiset_difference(actual, expected), "");
 }
 
+// The same in the MySQL queue: FROM_UNIXTIME() of MariaDB before 11.5 returns NULL after 2038 too, and the
+// sink's COALESCE(..., NOW(6)) then makes the task available at once.
+TEST_F(BackfillTest, DueTimeAfter2038StaysDelayedInTheMySqlQueue) {
+    const auto table = tables().create("bf_due_2040_my", "(id INT PRIMARY KEY, due DATETIME NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} VALUES (1, '2037-06-01 00:00:00'), (2, '2040-06-01 00:00:00')");
+    JobSpec spec = mysql_spec(table);
+    spec.route.due_column = "due";
+
+    // The sink alone, given the due time in ms that the router should compute for 2040-06-01 (UTC here).
+    const auto seconds = tables().rows("SELECT TIMESTAMPDIFF(SECOND, FROM_UNIXTIME(0), '2040-06-01 00:00:00')");
+    const std::int64_t due_2040_ms = std::stoll(*seconds.at(0).at(0)) * 1000;
+    try {
+        make_sink(spec.sink)->write({Message{R"({"id":0})", 0, due_2040_ms}});
+        const auto direct = tables().rows("SELECT CAST(available_at AS CHAR) FROM `" + spec.sink.queue + "`");
+        ASSERT_EQ(direct.size(), 1u);
+        EXPECT_EQ(direct[0].at(0), "2040-06-01 00:00:00.000000") << "the sink made a task due in 2040 available now";
+    } catch (const Error& error) {
+        ADD_FAILURE() << "the MySQL sink refused a task due in 2040: " << error.what();
+    }
+    tables().execute(spec.sink.queue, "DELETE FROM {t}");
+
+    run_job(spec);
+    const auto rows = tables().rows("SELECT JSON_VALUE(payload, '$.id'), CAST(available_at AS CHAR) FROM `" +
+                                    spec.sink.queue + "` ORDER BY 1");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at(1), "2037-06-01 00:00:00.000000");
+    EXPECT_EQ(rows[1].at(1), "2040-06-01 00:00:00.000000") << "a task due in 2040 is available at once";
+}
+
 TEST_F(BackfillTest, WorkStealingSplitsASkewedSingleRange) {
     // ids 1..9900 dense and 100 ids spread up to 10^9: one range, two workers; the idle one must steal.
     const auto table = tables().create("bf_steal", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");
@@ -527,14 +568,19 @@ TEST_F(BackfillTest, StopFlagMidRunLeavesAnExactResumableSummary) {
     const auto table = tables().create("bf_stop", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");
     tables().execute(table, "INSERT INTO {t} SELECT seq * 2, seq FROM seq_1_to_4000");
     JobSpec spec = redis_spec(table);
-    spec.partitions = 5;
+    spec.partitions = 3;
     spec.workers = 2;
     spec.rate = 2500;  // ~1.6 s for the whole table
     std::atomic<bool> stop{false};
     JobControl control;
     control.stop = &stop;
+    // Stop when both workers are well inside their first range (~500 of 1333 rows each): the pages
+    // still in flight then cannot finish it.
     std::thread stopper([&] {
-        std::this_thread::sleep_for(600ms);
+        redis::Connection connection(RedisOptions::from_url(redis_url_));
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (connection.command({"LLEN", queue_}).integer < 1000 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(5ms);
         stop.store(true);
     });
     const auto summary = run_job(spec, control);

@@ -170,8 +170,12 @@ TEST_P(JobsExamplesTest, RunsAndWritesEveryRow) {
     EXPECT_FALSE(summary.interrupted);
     EXPECT_EQ(summary.rows_read, expected);
     EXPECT_EQ(summary.rows_written, expected);
-    if (kind == SinkKind::redis) EXPECT_EQ(redis_tasks(spec), expected);
-    if (kind == SinkKind::mysql) EXPECT_EQ(scalar("SELECT COUNT(*) FROM " + mysql::quote_identifier(queue)), expected);
+    if (kind == SinkKind::redis) {
+        EXPECT_EQ(redis_tasks(spec), expected);
+    }
+    if (kind == SinkKind::mysql) {
+        EXPECT_EQ(scalar("SELECT COUNT(*) FROM " + mysql::quote_identifier(queue)), expected);
+    }
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {

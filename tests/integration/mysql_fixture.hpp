@@ -76,7 +76,7 @@ protected:
 // stops with a test failure after `max_rows`, and the second form also after `read_timeout`, so a
 // reader that loops cannot hang the suite.
 constexpr std::size_t unlimited_rows = 10'000'000;
-constexpr std::chrono::seconds read_timeout{30};
+constexpr std::chrono::seconds read_timeout{20};
 std::vector<Row> read_all(PageReader& reader, const ReadPlan& plan, const std::map<std::string, bool>& binary,
                           std::size_t max_rows = unlimited_rows);
 std::vector<Row> read_all(const MySqlOptions& options, const std::shared_ptr<const ReadPlan>& plan,

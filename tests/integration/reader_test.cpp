@@ -129,8 +129,8 @@ TEST_P(ReaderTest, BigintUnsignedKeyOverTheWholeRange) {
 
 TEST_P(ReaderTest, CompositePrimaryKeyIntAndVarchar) {
     const auto table = tables().create("composite", "(a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b))");
-    tables().execute(table, "INSERT INTO {t} SELECT CAST(seq % 13 AS SIGNED) - 3, CONCAT(IF(seq % 2, 'b', 'B'), seq), seq "
-                            "FROM seq_1_to_500");
+    tables().execute(table, "INSERT INTO {t} SELECT CAST(seq % 13 AS SIGNED) - 3, CONCAT(IF(seq % 2, 'b', 'B'), seq), "
+                            "seq FROM seq_1_to_500");
     tables().execute(table, "INSERT INTO {t} VALUES (0, '', 0), (0, 'zz', 0), (-3, 'é', 0)");
     expect_reads_table(table, "a, b");
 }
@@ -214,8 +214,9 @@ TEST_P(ReaderTest, DecimalKeyLongerThan64Characters) {
     const auto table = tables().create("long_decimal_key", "(k DECIMAL(65,30) PRIMARY KEY, v INT)");
     tables().execute(table, "INSERT INTO {t} SELECT 12345678901234567890123456789012345.123456789012345678901234567890 "
                             "- seq * 0.000000000000000000000000000007, seq FROM seq_1_to_40");
-    tables().execute(table, "INSERT INTO {t} SELECT -12345678901234567890123456789012345.123456789012345678901234567890 "
-                            "+ seq, seq FROM seq_1_to_40");
+    tables().execute(table, "INSERT INTO {t} SELECT "
+                            "-12345678901234567890123456789012345.123456789012345678901234567890 + seq, seq "
+                            "FROM seq_1_to_40");
     ReadSpec read = spec(table);
     auto read_plan = plan(read);
     const auto expected = reference_rows(table, {"k", "v"}, {"k", "", {}});
@@ -326,8 +327,8 @@ TEST_P(ReaderTest, AdjacentRangesReadEveryRowExactlyOnce) {
         auto part = read_all(options(), read_plan, binary, KeyRange{bounds[i], bounds[i + 1]});
         together.insert(together.end(), part.begin(), part.end());
     }
-    const auto expected = tables().rows("SELECT CAST(id AS CHAR), CAST(v AS CHAR) FROM " + mysql::quote_identifier(table) +
-                                        " ORDER BY id");
+    const auto expected = tables().rows("SELECT CAST(id AS CHAR), CAST(v AS CHAR) FROM " +
+                                        mysql::quote_identifier(table) + " ORDER BY id");
     EXPECT_TRUE(together == expected) << first_difference(together, expected);
 }
 
@@ -395,7 +396,8 @@ TEST_P(ReaderTest, LoweredUpperBoundStopsTheReaderAndTheRestIsReadOnce) {
     std::vector<std::string> ids;
     for (std::size_t row = 0; row < first->row_count(); ++row) ids.emplace_back(*first->value(row, 0));
     for (const auto& row : read_all(reader, *read_plan, binary)) ids.push_back(*row[0]);
-    for (const auto& row : read_all(options(), read_plan, binary, KeyRange{split, std::nullopt})) ids.push_back(*row[0]);
+    for (const auto& row : read_all(options(), read_plan, binary, KeyRange{split, std::nullopt}))
+        ids.push_back(*row[0]);
     std::vector<std::string> expected;
     for (int id = 1; id <= 300; ++id) expected.push_back(std::to_string(id));
     EXPECT_EQ(ids, expected);

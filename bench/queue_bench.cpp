@@ -1,0 +1,266 @@
+// Consumer throughput: tasks per second claimed and acknowledged by 1, 4 and 8 consumer threads (each with
+// its own connection) draining a prefilled queue. MySQL: both claim modes at batch 1 and batch 100, with
+// the InnoDB deadlock count of each run; Redis: reliable pop + batched ack at batch 1 and 100.
+//
+// Not a Google Benchmark: each run drains a fixed queue once, timed from the start barrier until the last
+// task is acknowledged (enqueueing is not timed), which is what "tasks/s" means to an operator. Prints a
+// markdown table; bench/results/queue.md has the figures and the machine note.
+//
+//   queue_bench [--tasks N] [--tasks-batch1 N] [--only mysql|redis] [--runs R]
+// Needs ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (scripts/services.sh env); uses the table rp_bench_queue
+// and the key prefix rp_bench:queue, both removed at the end. The table goes to stdout; retried deadlocks
+// and lock waits are logged on stderr as they happen.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "mysql/queue_table.hpp"
+#include "redis/connection.hpp"
+#include "rowpump/queue.hpp"
+#include "rowpump/sink.hpp"
+
+namespace {
+
+using namespace rowpump;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* bench_table = "rp_bench_queue";
+constexpr const char* bench_queue = "rp_bench:queue";
+
+struct Settings {
+    int tasks = 50'000;         // per run at batch 100
+    int tasks_batch1 = 5'000;   // per run at batch 1 (a round trip or three per task)
+    int runs = 1;               // repetitions; the median is reported
+    std::string only;
+};
+
+struct Run {
+    double seconds = 0;
+    double server_cpu = 0;  // seconds of CPU the server used meanwhile
+    double client_cpu = 0;  // seconds of CPU this process used meanwhile (all consumer threads)
+    std::uint64_t deadlocks = 0;
+    std::uint64_t stale = 0;
+};
+
+// CPU time is what a loaded, shared machine does not distort much: wall time there mostly measures how
+// much CPU the run was given, CPU per task measures what the work costs.
+double process_cpu_seconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// utime + stime of a process from /proc (the server runs on this machine: scripts/services.sh).
+double proc_cpu_seconds(long pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i)
+        if (i == 14 || i == 15) ticks += std::stod(field);
+    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+long mariadb_pid(mysql::Connection& connection) {
+    auto row = connection.query("SELECT @@pid_file");
+    row->next();
+    std::ifstream in(row->getString(1).asStdString());
+    long pid = 0;
+    in >> pid;
+    return pid;
+}
+
+double redis_cpu_seconds(redis::Connection& connection) {
+    const std::string info = connection.command({"INFO", "cpu"}).text;
+    double total = 0;
+    for (const char* name : {"used_cpu_sys:", "used_cpu_user:"}) {
+        const auto at = info.find(name);
+        if (at != std::string::npos) total += std::stod(info.substr(at + std::strlen(name)));
+    }
+    return total;
+}
+
+std::vector<Message> messages(int count) {
+    std::vector<Message> batch;
+    batch.reserve(count);
+    for (int i = 0; i < count; ++i) batch.push_back({"{\"id\":" + std::to_string(i) + ",\"kind\":\"bench\"}", 0, 0});
+    return batch;
+}
+
+std::uint64_t innodb_deadlocks(mysql::Connection& connection) {
+    auto row = connection.query("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'");
+    return row->next() ? std::stoull(row->getString(2).asStdString()) : 0;
+}
+
+// Starts `consumers` threads together and returns the time until all have drained the queue.
+template <class Open, class Drain>
+double drain(std::size_t consumers, Open open, Drain drain_one) {
+    std::vector<std::thread> threads;
+    std::barrier start(static_cast<std::ptrdiff_t>(consumers + 1));
+    for (std::size_t c = 0; c < consumers; ++c) {
+        threads.emplace_back([&] {
+            auto queue = open();  // connecting is not timed
+            start.arrive_and_wait();
+            drain_one(queue);
+        });
+    }
+    start.arrive_and_wait();
+    const auto began = Clock::now();
+    for (auto& thread : threads) thread.join();
+    return std::chrono::duration<double>(Clock::now() - began).count();
+}
+
+Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, std::size_t consumers, int tasks) {
+    mysql::Connection admin(options);
+    admin.execute_text("TRUNCATE TABLE " + mysql::quote_identifier(bench_table));
+    SinkSpec spec;
+    spec.uri = std::getenv("ROWPUMP_MYSQL_URL");
+    spec.queue = bench_table;
+    make_sink(spec)->write(messages(tasks));
+
+    MySqlQueueOptions queue_options;
+    queue_options.table = bench_table;
+    queue_options.claim_mode = mode;
+    std::atomic<std::uint64_t> stale{0};
+    const auto before = innodb_deadlocks(admin);
+    const long server = mariadb_pid(admin);
+    const double server_before = proc_cpu_seconds(server);
+    const double client_before = process_cpu_seconds();
+    Run run;
+    run.seconds = drain(
+        consumers, [&] { return MySqlQueue(options, queue_options); },
+        [&](MySqlQueue& queue) {
+            for (auto claimed = queue.claim(batch); !claimed.empty(); claimed = queue.claim(batch))
+                stale += queue.ack(claimed).size();
+        });
+    run.server_cpu = proc_cpu_seconds(server) - server_before;
+    run.client_cpu = process_cpu_seconds() - client_before;
+    run.deadlocks = innodb_deadlocks(admin) - before;
+    run.stale = stale;
+    auto left = admin.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(bench_table) + " WHERE status <> 'done'");
+    left->next();
+    if (left->getUInt64(1) != 0) std::fprintf(stderr, "warning: %llu tasks not done after a run\n",
+                                              static_cast<unsigned long long>(left->getUInt64(1)));
+    return run;
+}
+
+Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consumers, int tasks) {
+    redis::Connection admin(options);
+    admin.command({"DEL", bench_queue});
+    SinkSpec spec;
+    spec.uri = std::getenv("ROWPUMP_REDIS_URL");
+    spec.queue = bench_queue;
+    make_sink(spec)->write(messages(tasks));
+
+    RedisQueueOptions queue_options;
+    queue_options.queue = bench_queue;
+    std::atomic<std::uint64_t> stale{0};
+    const double server_before = redis_cpu_seconds(admin);
+    const double client_before = process_cpu_seconds();
+    Run run;
+    run.seconds = drain(
+        consumers, [&] { return RedisQueue(options, queue_options); },
+        [&](RedisQueue& queue) {
+            for (auto popped = queue.pop(batch); !popped.empty(); popped = queue.pop(batch))
+                stale += queue.ack(popped).size();
+            queue.leave();
+        });
+    run.server_cpu = redis_cpu_seconds(admin) - server_before;
+    run.client_cpu = process_cpu_seconds() - client_before;
+    run.stale = stale;
+    return run;
+}
+
+Run median(std::vector<Run> runs) {
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
+    return runs[runs.size() / 2];
+}
+
+void print_row(const char* backend, const char* mode, std::size_t batch, std::size_t consumers, int tasks, const Run& run,
+               bool mysql) {
+    const double per_thousand = 1000.0 / tasks * 1000.0;  // CPU seconds per task -> ms per 1000 tasks
+    std::printf("| %s | %s | %zu | %zu | %d | %.2f | %.0f | %.0f | %.0f | %s | %llu |\n", backend, mode, batch, consumers,
+                tasks, run.seconds, tasks / run.seconds, run.server_cpu * per_thousand, run.client_cpu * per_thousand,
+                mysql ? std::to_string(run.deadlocks).c_str() : "-", static_cast<unsigned long long>(run.stale));
+    std::fflush(stdout);
+}
+
+Settings parse(int argc, char** argv) {
+    Settings settings;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i];
+        if (flag == "--tasks") settings.tasks = std::atoi(argv[i + 1]);
+        else if (flag == "--tasks-batch1") settings.tasks_batch1 = std::atoi(argv[i + 1]);
+        else if (flag == "--runs") settings.runs = std::max(1, std::atoi(argv[i + 1]));
+        else if (flag == "--only") settings.only = argv[i + 1];
+        else {
+            std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+            std::exit(2);
+        }
+    }
+    return settings;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Settings settings = parse(argc, argv);
+    const char* mysql_url = std::getenv("ROWPUMP_MYSQL_URL");
+    const char* redis_url = std::getenv("ROWPUMP_REDIS_URL");
+    if (!mysql_url || !redis_url) {
+        std::fprintf(stderr, "set ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL: eval \"$(scripts/services.sh env)\"\n");
+        return 2;
+    }
+    std::printf("| backend | claim | batch | consumers | tasks | seconds | tasks/s | server CPU ms/1k tasks | "
+                "client CPU ms/1k tasks | deadlocks | stale acks |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+
+    if (settings.only.empty() || settings.only == "mysql") {
+        const auto options = MySqlOptions::from_url(mysql_url);
+        mysql::Connection admin(options);
+        admin.execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(bench_table));
+        mysql::create_queue_table(admin, bench_table);
+        for (const ClaimMode mode : {ClaimMode::update_then_select, ClaimMode::skip_locked}) {
+            for (const std::size_t batch : {std::size_t{1}, std::size_t{100}}) {
+                for (const std::size_t consumers : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+                    const int tasks = batch == 1 ? settings.tasks_batch1 : settings.tasks;
+                    std::vector<Run> runs;
+                    for (int r = 0; r < settings.runs; ++r) runs.push_back(mysql_run(options, mode, batch, consumers, tasks));
+                    print_row("MySQL", mode == ClaimMode::skip_locked ? "skip locked" : "update then select", batch,
+                              consumers, tasks, median(runs), true);
+                }
+            }
+        }
+        admin.execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(bench_table));
+    }
+    if (settings.only.empty() || settings.only == "redis") {
+        const auto options = RedisOptions::from_url(redis_url);
+        for (const std::size_t batch : {std::size_t{1}, std::size_t{100}}) {
+            for (const std::size_t consumers : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+                const int tasks = batch == 1 ? settings.tasks_batch1 * 4 : settings.tasks * 4;
+                std::vector<Run> runs;
+                for (int r = 0; r < settings.runs; ++r) runs.push_back(redis_run(options, batch, consumers, tasks));
+                print_row("Redis", "reliable pop", batch, consumers, tasks, median(runs), false);
+            }
+        }
+        redis::Connection admin(options);
+        admin.command({"DEL", bench_queue, std::string(bench_queue) + ":consumers"});
+    }
+    return 0;
+}

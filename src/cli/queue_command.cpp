@@ -1,0 +1,130 @@
+#include "cli/queue_command.hpp"
+
+#include "cli/queue_subcommands.hpp"
+
+namespace rowpump::cli {
+
+namespace {
+
+// Every subcommand names its queue the same way.
+void add_queue_options(CLI::App& command, QueueOptions& options) {
+    command.add_option("--source", options.source,
+                       "Queue URI: mysql://user@host:port/db (queue table in that database) or redis://host:port/db; "
+                       "a password may come from $ROWPUMP_MYSQL_PASSWORD / $ROWPUMP_REDIS_PASSWORD (or their _FILE "
+                       "forms) instead of the URI")
+        ->envname("ROWPUMP_QUEUE_SOURCE");
+    command.add_option("--queue", options.queue, "MySQL queue table, or Redis queue name (key prefix)")->required();
+    command.add_option("--priority-lists", options.priority_lists,
+                       "Redis: priority list names, highest first (read from <queue>:p:<name>, then <queue>)")
+        ->delimiter(',');
+    command.add_option("--return-to", options.return_list,
+                       "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
+}
+
+void add_retry_options(CLI::App& command, QueueOptions& options) {
+    command.add_option("--max-attempts", options.max_attempts, "A task that fails this many times is dead")
+        ->check(CLI::Range(1, 1000000));
+    command.add_option("--backoff", options.backoff_seconds,
+                       "Seconds before the first retry; doubles with each failure, with jitter");
+    command.add_option("--backoff-cap", options.backoff_cap_seconds, "Longest wait before a retry, seconds");
+    command.add_option("--max-crashes", options.max_crashes,
+                       "MySQL: a task whose claim is taken back this many times (its consumer died or stalled) is dead")
+        ->check(CLI::Range(1, 1000000));
+}
+
+void add_claim_timeout(CLI::App& command, QueueOptions& options) {
+    command.add_option("--claim-timeout", options.claim_timeout_seconds,
+                       "MySQL: a claim older than this many seconds is taken back even though its connection lives "
+                       "(running tasks renew theirs)");
+    command.add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
+                       "Redis: a consumer silent this many seconds is taken for dead and its tasks recovered");
+}
+
+void setup_consume(CLI::App& queue, QueueOptions& options) {
+    auto* command = queue.add_subcommand("consume", "Run a command for every task, with retries and recovery");
+    command->footer(
+        "The command runs through /bin/sh -c with the payload on stdin, and $ROWPUMP_QUEUE, $ROWPUMP_TASK_ATTEMPT\n"
+        "(1 on the first try) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task; anything\n"
+        "else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
+        "SIGTERM or Ctrl-C: running tasks finish, claimed but unstarted ones go back to the queue, exit 0.\n"
+        "\n"
+        "Examples:\n"
+        "  rowpump queue consume --source mysql://worker@db/app --queue jobs --exec './handle.sh' --concurrency 4\n"
+        "  rowpump queue consume --source redis://127.0.0.1:6379/0 --queue mail --priority-lists high,low \\\n"
+        "      --exec 'php send.php' --batch 10 --max-attempts 8");
+    add_queue_options(*command, options);
+    command->add_option("--exec", options.exec, "Command to run per task (payload on stdin)")->required();
+    command->add_option("--concurrency", options.concurrency, "Worker threads, each with its own connection")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+    command->add_option("--batch", options.batch, "Tasks claimed at a time per worker")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+    command->add_option("--claim-mode", options.claim_mode, "MySQL claim SQL")
+        ->check(CLI::IsMember({"skip-locked", "update-then-select"}));
+    add_retry_options(*command, options);
+    add_claim_timeout(*command, options);
+    command->add_option("--reap-interval", options.reap_interval_seconds,
+                        "Seconds between reaper (MySQL) or recovery (Redis) passes; 0: none");
+    command->add_option("--poll", options.poll_seconds,
+                        "Redis with priority lists: seconds a blocked worker waits on the first list before looking "
+                        "at the others");
+    command->add_option("--consumer", options.consumer,
+                        "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed "
+                        "predecessor held at once (default: <host>:<pid>)");
+    command->add_flag("--until-empty", options.until_empty, "Stop (exit 0) once no task is ready");
+}
+
+}  // namespace
+
+CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
+    auto* queue = app.add_subcommand("queue", "Consume and look after a queue: a MySQL queue table or Redis lists");
+    queue->require_subcommand(1);
+    queue->footer(
+        "Examples:\n"
+        "  rowpump queue init  --source mysql://app@127.0.0.1:3306/shop --queue jobs\n"
+        "  rowpump queue stats --source redis://127.0.0.1:6379/0 --queue mail --json\n"
+        "  rowpump queue purge --source mysql://app@127.0.0.1:3306/shop --queue jobs --older-than 604800");
+
+    auto* init = queue->add_subcommand("init", "Create the MySQL queue table (Redis needs nothing)");
+    add_queue_options(*init, options);
+
+    auto* stats = queue->add_subcommand("stats", "Tasks by state, oldest waiting task, who holds what");
+    add_queue_options(*stats, options);
+    stats->add_flag("--json", options.json, "Print JSON");
+    stats->add_flag("--exact", options.exact, "MySQL: count every row (default: stop at 10 million per state)");
+    stats->add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
+                      "Redis: a consumer silent this many seconds is shown as expired");
+
+    setup_consume(*queue, options);
+
+    auto* reap = queue->add_subcommand("reap", "Give back the tasks of dead or stuck consumers (one pass)");
+    add_queue_options(*reap, options);
+    add_claim_timeout(*reap, options);
+    add_retry_options(*reap, options);
+
+    auto* promote = queue->add_subcommand("promote", "Redis: move due delayed tasks to the ready list (one pass)");
+    add_queue_options(*promote, options);
+
+    auto* purge = queue->add_subcommand("purge", "MySQL: delete done tasks, 1000 rows per statement");
+    add_queue_options(*purge, options);
+    purge->add_option("--older-than", options.older_than_seconds, "Only tasks done at least this many seconds ago");
+    purge->add_option("--batch", options.purge_batch, "Rows per DELETE")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+
+    auto* requeue = queue->add_subcommand("requeue-dead", "Make dead tasks ready again, attempts reset");
+    add_queue_options(*requeue, options);
+    requeue->add_option("--limit", options.limit, "At most this many (default: all)");
+    return queue;
+}
+
+int run_queue(const CLI::App& queue_command, const QueueOptions& options) {
+    const auto given = [&](const char* name) { return queue_command.get_subcommand(name)->parsed(); };
+    if (given("init")) return run_queue_init(options);
+    if (given("stats")) return run_queue_stats(options);
+    if (given("consume")) return run_queue_consume(options);
+    if (given("reap")) return run_queue_reap(options);
+    if (given("promote")) return run_queue_promote(options);
+    if (given("purge")) return run_queue_purge(options);
+    return run_queue_requeue_dead(options);
+}
+
+}  // namespace rowpump::cli

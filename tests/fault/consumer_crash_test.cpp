@@ -1,0 +1,518 @@
+// Consumers that die. Library level: MySQL consumers whose connections are KILLed while they hold claims
+// (the reaper gives the tasks back at once: every task is processed at least once, none is lost; a task
+// whose consumers keep dying ends dead), and Redis consumers that go silent (their processing lists come
+// back once the heartbeat expires). CLI level: `rowpump queue consume` drains cleanly on SIGTERM (running
+// tasks finish, exit 0, nothing left claimed) and, killed with SIGKILL, loses nothing: a second run
+// recovers what the first held. Tables rp_test_q_*, keys rp_test:q:*; all removed at the end.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/redis_fixture.hpp"
+#include "mysql/queue_table.hpp"
+#include "redis/queue_keys.hpp"
+#include "rowpump/queue.hpp"
+#include "rowpump/sink.hpp"
+
+extern char** environ;
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string payload(int n) { return "{\"n\":" + std::to_string(n) + "}"; }
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// --------------------------------------------------------------------------------------- the CLI as a process
+
+// `rowpump queue consume ...` running in the background; killed when the test ends early.
+class Consumer {
+public:
+    explicit Consumer(const std::vector<std::string>& args) {
+        log_ = ::testing::TempDir() + "rowpump_consume_" + std::to_string(::getpid()) + "_" + std::to_string(next_++) + ".log";
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH;
+            pid_ = 0;
+        }
+    }
+    ~Consumer() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        std::remove(log_.c_str());
+    }
+    Consumer(const Consumer&) = delete;
+    Consumer& operator=(const Consumer&) = delete;
+
+    void signal(int number) {
+        if (pid_ > 0) ::kill(pid_, number);
+    }
+    // The exit code, -signal when killed by one, or -1000 when it still runs after `limit` (then killed).
+    int wait(std::chrono::seconds limit) {
+        const auto deadline = Clock::now() + limit;
+        int status = 0;
+        while (pid_ > 0) {
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = 0;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+            }
+            if (Clock::now() > deadline) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, nullptr, 0);
+                pid_ = 0;
+                return -1000;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+        return -1000;
+    }
+    bool running() { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
+    std::string log() const { return slurp(log_); }
+
+private:
+    static inline int next_ = 0;
+    pid_t pid_ = 0;
+    std::string log_;
+};
+
+// A directory where each task run leaves one file holding its payload.
+class Outbox {
+public:
+    Outbox() : dir_(std::filesystem::path(::testing::TempDir()) / ("rowpump_outbox_" + std::to_string(::getpid()) + "_" +
+                                                                    std::to_string(next_++))) {
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directories(dir_);
+    }
+    ~Outbox() { std::filesystem::remove_all(dir_); }
+    // The consumer's --exec: store the payload in a fresh file, then take `seconds`.
+    std::string command(const std::string& seconds) const {
+        return "f=$(mktemp -p '" + dir_.string() + "' task.XXXXXX) && cat > \"$f.tmp\" && mv \"$f.tmp\" \"$f.done\" && rm -f \"$f\" && sleep " + seconds;
+    }
+    std::vector<std::string> payloads() const {
+        std::vector<std::string> out;
+        for (const auto& entry : std::filesystem::directory_iterator(dir_))
+            if (entry.path().extension() == ".done") out.push_back(slurp(entry.path()));
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+    std::size_t count() const { return payloads().size(); }
+
+private:
+    static inline int next_ = 0;
+    std::filesystem::path dir_;
+};
+
+// Runs a test thread's body; an exception fails the test and stops the other threads instead of
+// terminating the process.
+template <class Body>
+void guarded(std::atomic<bool>& stop, Body&& body) {
+    try {
+        body();
+    } catch (const std::exception& error) {
+        ADD_FAILURE() << "test thread failed: " << error.what();
+        stop = true;
+    }
+}
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = Clock::now() + limit;
+    while (!condition()) {
+        if (Clock::now() > deadline) return false;
+        std::this_thread::sleep_for(20ms);
+    }
+    return true;
+}
+
+// Every payload in [0, count) appears at least once; duplicates are fine (at-least-once).
+std::string missing_payloads(const std::vector<std::string>& seen, int count) {
+    const std::set<std::string> distinct(seen.begin(), seen.end());
+    std::string missing;
+    int shown = 0;
+    for (int i = 0; i < count; ++i) {
+        if (distinct.count(payload(i))) continue;
+        if (shown++ < 5) missing += payload(i) + " ";
+    }
+    return shown == 0 ? "" : std::to_string(shown) + " missing, e.g. " + missing;
+}
+
+// `rowpump queue` exists only once src/cli/main.cpp wires it: say so instead of failing obscurely.
+bool has_queue_command(const std::string& log) { return log.find("was not expected: queue") == std::string::npos; }
+constexpr const char* wire_main_hint = "the CLI has no `queue` command: wire setup_queue/run_queue into src/cli/main.cpp\n";
+
+// --------------------------------------------------------------------------------------------------- MySQL
+
+class MySqlConsumerCrashTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        const std::string ddl = mysql::queue_table_ddl("x");
+        table_ = tables().create(("q_" + std::string(test->name())).substr(0, 40), ddl.substr(ddl.find(" (")));
+        url_ = std::getenv("ROWPUMP_MYSQL_URL");
+    }
+
+    void enqueue(int count) {
+        SinkSpec spec;
+        spec.uri = url_;
+        spec.queue = table_;
+        auto sink = make_sink(spec);
+        std::vector<Message> batch;
+        for (int i = 0; i < count; ++i) batch.push_back({payload(i), 0, 0});
+        sink->write(batch);
+    }
+    MySqlQueueOptions queue_options(int max_crashes = 100) const {
+        MySqlQueueOptions queue;
+        queue.table = table_;
+        queue.max_crashes = max_crashes;
+        return queue;
+    }
+    std::uint64_t count_status(const std::string& status) {
+        auto rows = tables().rows("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) + " WHERE status = ?", {status});
+        return std::stoull(*rows.at(0).at(0));
+    }
+    // KILLs a consumer's session from outside, as a crashed process or a network cut would end it. Its own
+    // connection: consumer threads call this while the test thread queries.
+    void kill_session(MySqlQueue& queue) {
+        mysql::Connection(options()).execute_text("KILL CONNECTION " + std::to_string(queue.owner_id()));
+    }
+
+    std::string table_;
+    std::string url_;
+};
+
+TEST_F(MySqlConsumerCrashTest, KilledConsumersLoseNothingTheReaperReturnsTheirClaimsAtOnce) {
+    constexpr int tasks = 20'000;
+    enqueue(tasks);
+    std::mutex seen_mutex;
+    std::vector<std::string> seen;
+    std::atomic<bool> stop{false};
+    std::atomic<int> kills{0};
+
+    std::thread reaper([&] {
+        guarded(stop, [&] {
+            MySqlQueue queue(options(), queue_options());
+            while (!stop) {
+                queue.reap(60s);  // only dead owners are due: the timeout is far away
+                std::this_thread::sleep_for(100ms);
+            }
+        });
+    });
+    // Consumers 0-2 crash in the middle of every fifth batch: their session dies holding it, and they
+    // come back with a new one, as a restarted process would.
+    const auto consume = [&](int c) {
+        auto queue = std::make_unique<MySqlQueue>(options(), queue_options());
+        int batches = 0;
+        while (!stop) {
+            const auto claimed = queue->claim(50);
+            if (claimed.empty()) {
+                std::this_thread::sleep_for(20ms);
+                continue;
+            }
+            {
+                const std::lock_guard lock(seen_mutex);
+                for (const Task& task : claimed) seen.push_back(task.payload);
+            }
+            if (c < 3 && ++batches % 5 == 0) {
+                kill_session(*queue);
+                ++kills;
+                queue = std::make_unique<MySqlQueue>(options(), queue_options());
+                continue;
+            }
+            queue->ack(claimed);
+        }
+    };
+    std::vector<std::thread> consumers;
+    for (int c = 0; c < 8; ++c) consumers.emplace_back([&, c] { guarded(stop, [&] { consume(c); }); });
+    const bool all_done = wait_until([&] { return stop || count_status("done") == tasks; }, 60s);
+    stop = true;
+    for (auto& consumer : consumers) consumer.join();
+    reaper.join();
+
+    ASSERT_TRUE(all_done) << count_status("done") << " of " << tasks << " done; ready " << count_status("ready")
+                          << ", claimed " << count_status("claimed");
+    EXPECT_GT(kills.load(), 0);
+    EXPECT_EQ(missing_payloads(seen, tasks), "");
+    auto crashed = tables().rows("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) + " WHERE crashes > 0");
+    EXPECT_GT(std::stoull(*crashed.at(0).at(0)), 0u) << "no task was ever taken back from a killed consumer";
+}
+
+TEST_F(MySqlConsumerCrashTest, ATaskWhoseConsumersKeepDyingEndsDead) {
+    enqueue(1);
+    MySqlQueue reaper(options(), queue_options(2));
+    for (int crash = 1; crash <= 2; ++crash) {
+        MySqlQueue victim(options(), queue_options(2));
+        ASSERT_EQ(victim.claim(1).size(), 1u) << "crash " << crash;
+        kill_session(victim);
+        // KILL ends the session asynchronously: reap until it is gone from the processlist.
+        ASSERT_TRUE(wait_until(
+            [&] {
+                const ReapResult reaped = reaper.reap(60s);
+                return reaped.released + reaped.dead > 0;
+            },
+            5s))
+            << "crash " << crash;
+    }
+    EXPECT_EQ(count_status("dead"), 1u);
+    auto row = tables().rows("SELECT crashes, last_error FROM " + mysql::quote_identifier(table_));
+    EXPECT_EQ(*row.at(0).at(0), "2");
+    EXPECT_NE(row.at(0).at(1)->find("claim taken back"), std::string::npos) << *row.at(0).at(1);
+}
+
+TEST_F(MySqlConsumerCrashTest, CliDrainsOnSigtermAndLeavesNothingClaimed) {
+    enqueue(40);
+    Outbox outbox;
+    Consumer consumer({"queue", "consume", "--source", url_, "--queue", table_, "--exec", outbox.command("0.2"),
+                       "--concurrency", "2", "--batch", "5"});
+    const bool started = wait_until([&] { return outbox.count() >= 4 || !consumer.running(); }, 20s);
+    ASSERT_TRUE(has_queue_command(consumer.log())) << wire_main_hint << consumer.log();
+    ASSERT_TRUE(started) << consumer.log();
+    consumer.signal(SIGTERM);
+    const auto stopped_at = Clock::now();
+    EXPECT_EQ(consumer.wait(20s), 0) << consumer.log();
+    EXPECT_LT(Clock::now() - stopped_at, 5s) << "a clean stop finishes one task per worker, not the whole batch";
+    EXPECT_EQ(count_status("claimed"), 0u) << consumer.log();
+    // Every task that ran was acknowledged, and every acknowledged task ran.
+    std::vector<std::string> done;
+    for (const Row& row : tables().rows("SELECT payload FROM " + mysql::quote_identifier(table_) + " WHERE status = 'done'"))
+        done.push_back(*row.at(0));
+    std::sort(done.begin(), done.end());
+    EXPECT_EQ(outbox.payloads(), done);
+    EXPECT_LT(done.size(), 40u) << "the consumer should have stopped early";
+    EXPECT_EQ(count_status("ready"), 40u - done.size());
+}
+
+TEST_F(MySqlConsumerCrashTest, CliKilledWithSigkillLosesNothing) {
+    enqueue(30);
+    Outbox outbox;
+    const std::vector<std::string> args{"queue", "consume", "--source", url_, "--queue", table_, "--exec",
+                                        outbox.command("0.05"), "--concurrency", "2", "--batch", "5", "--reap-interval",
+                                        "0.2"};
+    {
+        Consumer first(args);
+        const bool started = wait_until([&] { return outbox.count() >= 3 || !first.running(); }, 20s);
+        ASSERT_TRUE(has_queue_command(first.log())) << wire_main_hint << first.log();
+        ASSERT_TRUE(started) << first.log();
+        first.signal(SIGKILL);
+        EXPECT_EQ(first.wait(10s), -SIGKILL);
+    }
+    EXPECT_GT(count_status("claimed"), 0u) << "the killed consumer held no claims: nothing was tested";
+    Consumer second(args);
+    const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
+    second.signal(SIGTERM);
+    EXPECT_EQ(second.wait(20s), 0) << second.log();
+    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << second.log();
+    EXPECT_EQ(count_status("done"), 30u) << second.log();
+}
+
+// --------------------------------------------------------------------------------------------------- Redis
+
+class RedisConsumerCrashTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        url_ = *url;
+        options_ = RedisOptions::from_url(url_);
+        redis_.emplace(options_);
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        queue_ = std::string("rp_test:q:") + test->name() + ":" + std::to_string(::getpid());
+        clean();
+    }
+    void TearDown() override {
+        if (redis_) clean();
+    }
+    void clean() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, queue_ + ":*");
+    }
+    void push(int count) {
+        std::vector<std::string> arguments{"RPUSH", queue_};
+        for (int i = 0; i < count; ++i) arguments.push_back(payload(i));
+        std::vector<std::string_view> argv(arguments.begin(), arguments.end());
+        redis_->command(argv);
+    }
+    RedisQueueOptions queue_options() const {
+        RedisQueueOptions queue;
+        queue.queue = queue_;
+        queue.retry.max_attempts = 100;  // each recovery counts as an attempt: no task may die of bad luck
+        return queue;
+    }
+    std::size_t processing_lists() {
+        std::size_t found = 0;
+        std::string cursor = "0";
+        do {
+            auto reply = redis_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
+            cursor = reply.elements.at(0).text;
+            found += reply.elements.at(1).elements.size();
+        } while (cursor != "0");
+        return found;
+    }
+
+    std::string url_;
+    RedisOptions options_;
+    std::optional<redis::Connection> redis_;
+    std::string queue_;
+};
+
+TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
+    constexpr int tasks = 20'000;
+    push(tasks);
+    std::mutex mutex;
+    std::vector<std::string> seen;
+    std::set<std::string> alive;  // consumers the heartbeat thread beats for
+    std::atomic<bool> stop{false};
+    std::atomic<int> deaths{0};
+
+    // The heartbeat thread beats for the living consumers only; a dead one's beat expires after 300 ms.
+    const auto keep = [&] {
+        RedisQueue queue(options_, queue_options());
+        while (!stop) {
+            std::vector<std::string> names;
+            {
+                const std::lock_guard lock(mutex);
+                names.assign(alive.begin(), alive.end());
+            }
+            queue.heartbeat(names);
+            queue.recover(300ms);
+            std::this_thread::sleep_for(50ms);
+        }
+    };
+    // Consumers 0 and 1 die holding every tenth batch (no ack, no more heartbeats) and come back under a
+    // new name.
+    const auto consume = [&](int c) {
+        auto queue = std::make_unique<RedisQueue>(options_, queue_options());
+        {
+            const std::lock_guard lock(mutex);
+            alive.insert(queue->consumer());
+        }
+        int batches = 0;
+        while (!stop) {
+            const auto popped = queue->pop(50, 50ms);
+            {
+                const std::lock_guard lock(mutex);
+                for (const Task& task : popped) seen.push_back(task.payload);
+            }
+            if (c < 2 && !popped.empty() && ++batches % 10 == 0) {
+                ++deaths;
+                const std::lock_guard lock(mutex);
+                alive.erase(queue->consumer());
+                queue = std::make_unique<RedisQueue>(options_, queue_options());
+                alive.insert(queue->consumer());
+                continue;
+            }
+            queue->ack(popped);
+        }
+    };
+    std::thread keeper([&] { guarded(stop, keep); });
+    std::vector<std::thread> consumers;
+    for (int c = 0; c < 8; ++c) consumers.emplace_back([&, c] { guarded(stop, [&] { consume(c); }); });
+    const auto seen_so_far = [&] {
+        const std::lock_guard lock(mutex);
+        return seen;
+    };
+    const bool drained = wait_until(
+        [&] {
+            return stop || (redis_->command({"LLEN", queue_}).integer == 0 && processing_lists() == 0 &&
+                            missing_payloads(seen_so_far(), tasks).empty());
+        },
+        60s);
+    stop = true;
+    for (auto& consumer : consumers) consumer.join();
+    keeper.join();
+    EXPECT_TRUE(drained) << "ready " << redis_->command({"LLEN", queue_}).integer << ", processing lists "
+                         << processing_lists();
+    EXPECT_GT(deaths.load(), 0);
+    EXPECT_EQ(missing_payloads(seen, tasks), "");
+    EXPECT_EQ(redis_->command({"LLEN", redis::dead_list(queue_)}).integer, 0);
+}
+
+TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceItsHeartbeatExpires) {
+    push(30);
+    Outbox outbox;
+    std::vector<std::string> args{"queue", "consume", "--source", url_, "--queue", queue_, "--exec",
+                                  outbox.command("0.05"), "--concurrency", "2", "--batch", "5",
+                                  "--heartbeat-timeout", "1", "--reap-interval", "0.2"};
+    {
+        Consumer first(args);
+        const bool started = wait_until([&] { return outbox.count() >= 3 || !first.running(); }, 20s);
+        ASSERT_TRUE(has_queue_command(first.log())) << wire_main_hint << first.log();
+        ASSERT_TRUE(started) << first.log();
+        first.signal(SIGKILL);
+        EXPECT_EQ(first.wait(10s), -SIGKILL);
+    }
+    ASSERT_GT(processing_lists(), 0u) << "the killed consumer held nothing: nothing was tested";
+    Consumer second(args);
+    const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
+    const bool drained = wait_until([&] { return processing_lists() == 0 || !second.running(); }, 10s);
+    second.signal(SIGTERM);
+    EXPECT_EQ(second.wait(20s), 0) << second.log();
+    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << second.log();
+    EXPECT_TRUE(drained);
+    EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 0);
+    EXPECT_EQ(redis_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
+}
+
+TEST_F(RedisConsumerCrashTest, CliRetriesAFailingTaskWithBackoffThenMarksItDead) {
+    push(10);
+    Outbox outbox;
+    // Task 3 always fails; the others succeed.
+    const std::string exec = "p=$(cat); case \"$p\" in *'\"n\":3}'*) echo \"cannot handle $p\" >&2; exit 7;; esac; printf %s \"$p\" | (" +
+                             outbox.command("0") + ")";
+    Consumer consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--exec", exec, "--max-attempts", "3",
+                       "--backoff", "0.05", "--backoff-cap", "0.1"});
+    const bool dead = wait_until([&] { return redis_->command({"LLEN", redis::dead_list(queue_)}).integer == 1 || !consumer.running(); }, 20s);
+    ASSERT_TRUE(has_queue_command(consumer.log())) << wire_main_hint << consumer.log();
+    consumer.signal(SIGTERM);
+    EXPECT_EQ(consumer.wait(20s), 0) << consumer.log();
+    ASSERT_TRUE(dead) << consumer.log();
+    EXPECT_EQ(list_items(*redis_, redis::dead_list(queue_)), std::vector<std::string>{payload(3)});
+    EXPECT_EQ(outbox.count(), 9u);
+    const std::string log = consumer.log();
+    EXPECT_NE(log.find("attempt 1 of 3, will retry"), std::string::npos) << log;
+    EXPECT_NE(log.find("exit status 7: cannot handle {\"n\":3}"), std::string::npos) << log;
+    EXPECT_NE(log.find("attempt 3 of 3, now dead"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace rowpump::test
