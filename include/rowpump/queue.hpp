@@ -29,8 +29,8 @@ struct Task {
 };
 
 // The claim on a task is gone: the reaper gave it to someone else (its owner died or held it past the
-// timeout), or it was finished elsewhere. The worker must drop the task without side effects it has not
-// already made; someone else has it, or had it.
+// timeout), or it was finished elsewhere. The worker should drop the task: someone else has it, or had
+// it, and will (or did) finish it.
 class StaleClaim : public QueueError {
 public:
     explicit StaleClaim(const std::string& message) : QueueError(message, false) {}

@@ -4,6 +4,7 @@
 #include "cli/backfill_command.hpp"
 #include "cli/explain_command.hpp"
 #include "cli/partition_command.hpp"
+#include "cli/queue_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/read_command.hpp"
 #include "log.hpp"
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
     CLI::App* run_command = rowpump::cli::setup_run(app, run);
     rowpump::cli::ExplainOptions explain;
     CLI::App* explain_command = rowpump::cli::setup_explain(app, explain);
+    rowpump::cli::QueueOptions queue;
+    CLI::App* queue_command = rowpump::cli::setup_queue(app, queue);
 
     app.parse_complete_callback([&] {
         rowpump::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
         if (partition_command->parsed()) return rowpump::cli::run_partition(partition);
         if (run_command->parsed()) return rowpump::cli::run_run(run);
         if (explain_command->parsed()) return rowpump::cli::run_explain(explain);
+        if (queue_command->parsed()) return rowpump::cli::run_queue(*queue_command, queue);
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_url(error.what()));
         return static_cast<int>(error.exit_code());

@@ -121,7 +121,7 @@ void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<boo
 int run_queue_consume(const QueueOptions& options) {
     if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
     const QueueSource source = parse_queue_source(options);
-    // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_command).
+    // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
     ::signal(SIGPIPE, SIG_IGN);
     Shared shared(options, install_stop_signals());
 
