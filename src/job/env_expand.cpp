@@ -3,8 +3,6 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "rowpump/error.hpp"
-
 namespace rowpump::job {
 
 namespace {
@@ -39,7 +37,7 @@ std::string expand_env(std::string_view text) {
             throw UsageError("bad variable reference '" + std::string(text.substr(at, close == std::string_view::npos ? 2 : close - at + 1)) +
                              "': expected ${NAME} (letters, digits and _), or $${ for a literal ${");
         const char* value = std::getenv(std::string(name).c_str());
-        if (!value) throw UsageError("environment variable " + std::string(name) + " is not set");
+        if (!value) throw UnsetVariable(std::string(name));
         out += value;
         at = close + 1;
     }

@@ -67,8 +67,10 @@ std::string Field::text() const {
     std::string value;
     try {
         value = expand_env(node_.Scalar());
-    } catch (const UsageError& error) {
+    } catch (const UnsetVariable& error) {
         fail_plain(std::string(error.what()) + ": export it, or give the value with --set " + path_ + "=...");
+    } catch (const UsageError& error) {
+        fail(error.what());
     }
     if (value.empty()) fail("expected a value, got an empty string");
     return value;

@@ -263,6 +263,13 @@ TEST_F(JobYamlTest, EnvironmentVariablesExpandInsideValues) {
     EXPECT_EQ(spec.read.where, "price > $$5 AND note <> '${x}'");
 }
 
+TEST_F(JobYamlTest, MalformedVariableReference) {
+    TempJob job("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders_${2024}\nsink:\n  uri: stdout\n");
+    expect_error_at(job.path(), 3, 10,
+                    "source.table: bad variable reference '${2024}': expected ${NAME} (letters, digits and _), or $${ "
+                    "for a literal ${");
+}
+
 TEST_F(JobYamlTest, EmptyFileAndNonMapFile) {
     {
         TempJob job("# nothing here\n");
@@ -396,7 +403,7 @@ TEST(JobYamlHelpers, ExpandEnv) {
     ::setenv("ROWPUMP_TEST_EXPAND", "v", 1);
     EXPECT_EQ(job::expand_env("a${ROWPUMP_TEST_EXPAND}b$c$${d}"), "avb$c${d}");
     ::unsetenv("ROWPUMP_TEST_EXPAND");
-    EXPECT_THROW(job::expand_env("${ROWPUMP_TEST_EXPAND}"), UsageError);
+    EXPECT_THROW(job::expand_env("${ROWPUMP_TEST_EXPAND}"), job::UnsetVariable);
     EXPECT_THROW(job::expand_env("${1BAD}"), UsageError);
     EXPECT_THROW(job::expand_env("${UNTERMINATED"), UsageError);
 }
