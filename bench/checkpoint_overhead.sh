@@ -51,6 +51,7 @@ command -v redis-cli >/dev/null 2>&1 || { log "redis-cli is not installed"; exit
 
 load_now() { cut -d' ' -f1 /proc/loadavg; }
 load_before="$(load_now)"
+uptime_before="$(uptime | sed 's/^ *//')"
 if [[ "$force" != 1 ]] && awk -v l="$load_before" -v m="$max_load" 'BEGIN { exit !(l > m) }'; then
   log "the 1-minute load average is $load_before on $cores cores (limit $max_load): timings would mostly"
   log "measure the CPU share the runs get. Try again later, or set BENCH_FORCE=1 (or BENCH_MAX_LOAD)."
@@ -177,7 +178,7 @@ for sink in $sinks; do
     done
   done
 done
-load_after="$(load_now)"
+uptime_after="$(uptime | sed 's/^ *//')"
 
 {
   echo "# Checkpoint overhead: \`rowpump backfill\` with and without \`--job-id\`"
@@ -186,7 +187,7 @@ load_after="$(load_now)"
   echo "$(uname -sr), $cores cores; $rows rows of \`$table\`, JSON payloads, default page size,"
   echo "${workers:-default} workers. Produced by \`bench/checkpoint_overhead.sh\`."
   echo
-  echo "Load before: \`$load_before\` (uptime: $(uptime | sed 's/^ *//')); 1-minute load after: \`$load_after\`."
+  echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo
   echo "Each run starts from an empty queue (and a fresh job id); $runs runs per variant, alternating order."
   echo "Wall time of the whole command, in seconds; overhead = job-id median / plain median - 1 (goal: < 10%)."

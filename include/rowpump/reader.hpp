@@ -31,13 +31,14 @@ enum class NullKeys {
     read_first,  // read those rows first, in a separate pass paged by the primary key
 };
 
-// A value the server computes for each row beside the columns, e.g. a routing or due-time input:
-// function(column), or the column itself when function is empty. Rows carry computed values after the
-// columns, in this order; encoders do not see them.
+// A value the server computes for each row beside the columns, e.g. a routing or due-time input: an SQL
+// expression over one column, or the column itself. Rows carry computed values after the columns, in
+// this order; encoders do not see them.
 struct ComputedColumn {
     std::string name;
     std::string column;
-    std::string function;  // an SQL function name such as UNIX_TIMESTAMP; empty: the plain column
+    // SQL with {} wherever the (quoted) column goes, e.g. "UNIX_TIMESTAMP({})"; empty: the plain column.
+    std::string expression;
 };
 
 struct ReadSpec {

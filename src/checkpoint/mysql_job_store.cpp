@@ -1,5 +1,6 @@
 // Job state in two tables beside the queue table. A page is one transaction: the fenced checkpoint
 // UPDATE first (it locks the range row and proves the lease), then the queue INSERT, then COMMIT.
+#include <map>
 #include <set>
 
 #include "checkpoint/job_store.hpp"
@@ -109,6 +110,7 @@ private:
 
     std::optional<StoredRange> lease_once() {
         const auto live = live_connections();
+        std::optional<StoredRange> chosen;
         connection_.execute_text("START TRANSACTION");
         try {
             // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway.
@@ -117,7 +119,6 @@ private:
                 "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
                 "WHERE job_id = ? AND status = 'pending' ORDER BY range_no FOR UPDATE SKIP LOCKED",
                 {definition_.job_id});
-            std::optional<StoredRange> chosen;
             while (result->next() && !chosen) {
                 const std::uint64_t owner = result->getUInt64(7);
                 const bool expired = result->getInt(8) != 0;
@@ -141,16 +142,53 @@ private:
                     "WHERE job_id = ? AND range_no = ?",
                     {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(chosen->number)});
             connection_.execute_text("COMMIT");
-            return chosen;
         } catch (const Error&) {
             rollback_quietly();
             throw;
         }
+        if (!chosen) end_stuck_page_transactions(live);
+        return chosen;
+    }
+
+    // An owner stopped (SIGSTOP, swapped out, a half-open TCP connection) inside its page transaction keeps
+    // the range row locked, so SKIP LOCKED hides the range from everyone and its lease can never be taken
+    // over. Such a range shows, in a plain consistent read, a committed lease that has expired: its owner
+    // has committed nothing for a whole lease timeout. Seen so on two looks in a row (a lock held that long
+    // is no other worker's brief lease transaction), the owner's connection is killed: the server rolls its
+    // page back (nothing of it reaches the queue) and the range is free at the next look. If the owner
+    // wakes up, its connection is gone and its next write is refused like any lost lease.
+    void end_stuck_page_transactions(const std::set<std::uint64_t>& live) {
+        auto result = connection_.query(
+            "SELECT range_no, owner FROM rowpump_job_ranges WHERE job_id = ? AND status = 'pending' AND owner <> 0 "
+            "AND lease_until < NOW(6)",
+            {definition_.job_id});
+        std::map<std::uint32_t, std::uint64_t> stuck;
+        while (result->next())
+            if (live.count(result->getUInt64(2))) stuck.emplace(result->getUInt(1), result->getUInt64(2));
+        result.reset();
+        for (const auto& [range_no, owner] : stuck) {
+            const auto seen = stuck_before_.find(range_no);
+            if (seen == stuck_before_.end() || seen->second != owner) continue;
+            log().warn("range {} of job {}: connection {} has held its page transaction past its lease; ending "
+                       "that connection so the range can be taken over",
+                       range_no, definition_.job_id, owner);
+            try {
+                connection_.execute_text("KILL CONNECTION " + std::to_string(owner));
+            } catch (const DbError& error) {
+                // 1094: it ended by itself meanwhile. Anything else (1095: another user's connection) the
+                // operator must resolve; the range stays where it is until then.
+                if (error.code() != 1094)
+                    log().warn("could not end connection {} holding range {} of job {}: {}", owner, range_no,
+                               definition_.job_id, error.what());
+            }
+        }
+        stuck_before_ = std::move(stuck);
     }
 
     mysql::Connection connection_;
     JobDefinition definition_;
     mysql::QueueInserter inserter_;
+    std::map<std::uint32_t, std::uint64_t> stuck_before_;  // range -> owner, as the last look found them
 };
 
 class MySqlJobStore final : public JobStore {
@@ -160,8 +198,6 @@ public:
         connection_.retrying([&] {
             connection_.execute_text(jobs_ddl);
             connection_.execute_text(ranges_ddl);
-            mysql::create_queue_table(connection_, sink_.queue);
-            mysql::check_queue_table(connection_, sink_.queue);
         });
     }
 
@@ -187,6 +223,7 @@ public:
     }
 
     JobState create(const std::vector<Partition>& partitions) override {
+        prepare_queue();
         connection_.retrying([&] {
             connection_.execute_text("START TRANSACTION");
             try {
@@ -213,14 +250,27 @@ public:
     }
 
     std::unique_ptr<JobLedger> open_ledger() override {
+        prepare_queue();
         return std::make_unique<MySqlJobLedger>(options_, sink_, definition_);
     }
 
 private:
+    // The queue table appears only for a job this run creates or joins (its definition matched): a
+    // refused run leaves nothing behind.
+    void prepare_queue() {
+        if (queue_ready_) return;
+        connection_.retrying([&] {
+            mysql::create_queue_table(connection_, sink_.queue);
+            mysql::check_queue_table(connection_, sink_.queue);
+        });
+        queue_ready_ = true;
+    }
+
     MySqlOptions options_;
     SinkSpec sink_;
     JobDefinition definition_;
     mysql::Connection connection_;
+    bool queue_ready_ = false;
 };
 
 }  // namespace

@@ -1,10 +1,13 @@
-// Job state in Redis hashes beside the queue; each step is one Lua script, so a page's pushes and its
-// checkpoint are applied together or not at all.
+// Job state in Redis hashes beside the queue. Leasing and completing a range are Lua scripts; a page's
+// pushes and its checkpoint are one MULTI/EXEC under WATCH, applied together or not at all.
+#include <algorithm>
+
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
 #include "checkpoint/redis_scripts.hpp"
 #include "log.hpp"
 #include "redis/connection.hpp"
+#include "redis/push_plan.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
 
@@ -28,12 +31,8 @@ public:
           sink_(sink),
           definition_(definition),
           ranges_(ranges),
-          owner_(std::to_string(connection_.client_id())) {
-        destinations_.push_back(redis::job_range(definition.job_id, 0));  // KEYS[1], replaced per call
-        if (sink.priority_lists.empty()) destinations_.push_back(redis::ready_list(sink.queue));
-        for (const auto& level : sink.priority_lists) destinations_.push_back(redis::priority_list(sink.queue, level));
-        destinations_.push_back(redis::delayed_set(sink.queue));
-    }
+          owner_(std::to_string(connection_.client_id())),
+          plan_(sink) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
@@ -68,36 +67,12 @@ public:
     bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
         const std::string range_key = redis::job_range(definition_.job_id, range.number);
         const std::string checkpoint = encode_key(last_key);
-        const std::string rows = std::to_string(batch.size());
-        const std::string lease_ms = std::to_string(lease_milliseconds());
-        const std::string key_count = std::to_string(destinations_.size());
-        std::vector<std::string> numbers;  // destination indexes and scores, kept alive for argv
-        numbers.reserve(batch.size() * 2);
-        Argv argv{"EVAL", redis_scripts::write_page, key_count, range_key};
-        for (std::size_t i = 1; i < destinations_.size(); ++i) argv.push_back(destinations_[i]);
-        argv.insert(argv.end(), {owner_, checkpoint, rows, lease_ms,
-                                 sink_.push == PushSide::left ? "LPUSH" : "RPUSH", committed_});
-        const std::size_t delayed_index = destinations_.size();  // KEYS are 1-based: the last one
-        for (const Message& message : batch) {
-            if (message.due_ms > 0) {
-                numbers.push_back(std::to_string(delayed_index));
-                numbers.push_back(std::to_string(message.due_ms));
-            } else {
-                const std::size_t list = sink_.priority_lists.empty() ? 0 : static_cast<std::size_t>(message.priority_level);
-                numbers.push_back(std::to_string(2 + list));
-                numbers.emplace_back();
-            }
-        }
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            argv.push_back(numbers[2 * i]);
-            argv.push_back(numbers[2 * i + 1]);
-            argv.push_back(batch[i].payload);
-        }
+        plan_.plan(batch);
         try {
-            // Safe to repeat: the script compares the stored checkpoint with the one this page starts from.
+            // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
             // The lease stays with the id it was taken under until another process takes it over.
             const bool written = connection_.retrying(retry_budget(sink_), [&] {
-                return connection_.command(argv).integer == 1;
+                return write_once(range_key, batch, checkpoint);
             });
             if (written) committed_ = checkpoint;
             return written;
@@ -116,6 +91,48 @@ public:
     }
 
 private:
+    // A page is one MULTI of native pushes and a checkpoint script, under WATCH of the range's hash: any
+    // change to the range since its fence was read (a takeover) aborts the EXEC, so the pushes and the
+    // checkpoint are applied together or not at all. Native pushes are pipelined and parsed while the rest
+    // of the page is still being sent; a Lua script would first receive the whole page, then loop over it.
+    bool write_once(const std::string& range_key, const std::vector<Message>& batch, const std::string& checkpoint) {
+        connection_.append({"WATCH", range_key});
+        connection_.append({"HMGET", range_key, "status", "owner", "last_key"});
+        const auto fence = connection_.read_replies(2).at(1).elements;
+        const bool held = fence.size() == 3 && fence[0].text == "pending" && fence[1].text == owner_;
+        if (!held || fence[2].text != committed_) {
+            connection_.command({"UNWATCH"});
+            // The checkpoint already moved to this page's end: an earlier attempt's EXEC went through.
+            return held && fence[2].text == checkpoint;
+        }
+        connection_.append({"MULTI"});
+        const std::size_t pushes = plan_.commands();
+        for (std::size_t i = 0; i < pushes; ++i) connection_.append(plan_.command(i));
+        const std::string key_count = std::to_string(plan_.ready_keys().size() + 2);
+        Argv argv{"EVAL", redis_scripts::move_checkpoint, key_count, range_key};
+        argv.insert(argv.end(), plan_.ready_keys().begin(), plan_.ready_keys().end());
+        argv.push_back(plan_.delayed_key());
+        const std::string lease_ms = std::to_string(lease_milliseconds());
+        const std::string rows = std::to_string(batch.size());
+        argv.insert(argv.end(), {lease_ms, checkpoint, rows});
+        connection_.append(argv);
+        connection_.append({"EXEC"});
+        const auto replies = connection_.read_replies(pushes + 3);
+        const redis::Reply& exec = replies.back();
+        if (exec.is_nil()) return false;  // the range changed hands after the fence was read
+        // Errors inside EXEC come back as nil elements: a failed push, or the checkpoint script's refusal.
+        const bool all_applied = exec.elements.size() == pushes + 1 &&
+                                 std::all_of(exec.elements.begin(), exec.elements.end(), [](const redis::Reply& reply) {
+                                     return reply.type == redis::Reply::Type::integer;
+                                 });
+        if (!all_applied)
+            throw QueueError("a page for " + range_key + " was refused inside its transaction (a queue key of the "
+                             "wrong type?); its checkpoint did not move, some of its rows may be in the queue: "
+                             "fix the key and resume (those rows then arrive again)",
+                             false);
+        return true;
+    }
+
     static std::chrono::milliseconds retry_budget(const SinkSpec& sink) {
         return std::chrono::seconds(sink.redis_retry_seconds);
     }
@@ -134,7 +151,7 @@ private:
     std::size_t ranges_;
     std::string owner_;
     std::string committed_;  // the stored checkpoint of the range held now, as stored
-    std::vector<std::string> destinations_;
+    redis::PushPlan plan_;
 };
 
 class RedisJobStore final : public JobStore {
@@ -143,7 +160,10 @@ public:
         : options_(std::move(options)),
           sink_(std::move(sink)),
           definition_(std::move(definition)),
-          connection_(redis::Connection::connect_within(options_, std::chrono::seconds(sink_.redis_retry_seconds))) {}
+          connection_(redis::Connection::connect_within(options_, std::chrono::seconds(sink_.redis_retry_seconds))) {
+        // Before the job exists: a queue key of the wrong type is refused with nothing written.
+        redis::PushPlan(sink_).check_key_types(connection_);
+    }
 
     JobState state() override {
         JobState state;

@@ -31,41 +31,22 @@ redis.call('HSET', r, 'owner', ARGV[2], 'lease_until', now + tonumber(ARGV[3]))
 return redis.call('HMGET', r, 'lo', 'hi', 'last_key', 'rows_written', 'estimated_rows')
 )lua";
 
-// KEYS: range, then the destination keys.  ARGV: owner, last_key, rows, lease ms, push command
-// (RPUSH/LPUSH), previous last_key, then per message: destination index into KEYS (2-based), score
-// ('' for a list), payload. Pushes every message and moves the checkpoint, or (lease lost) does nothing
-// and returns 0. A retry of a call whose reply was lost finds the checkpoint already moved and returns 1
-// without pushing again.
-inline const char* const write_page = R"lua(
-local r = KEYS[1]
-local status, owner, last = unpack(redis.call('HMGET', r, 'status', 'owner', 'last_key'))
-if status ~= 'pending' or owner ~= ARGV[1] then return 0 end
-if last ~= ARGV[6] then
-  if last == ARGV[2] then return 1 end
-  return 0
-end
-local push = ARGV[5]
-local batch, dest, scored = {}, nil, false
-local function flush()
-  if #batch == 0 then return end
-  if scored then redis.call('ZADD', KEYS[dest], unpack(batch)) else redis.call(push, KEYS[dest], unpack(batch)) end
-  batch = {}
-end
-for i = 7, #ARGV, 3 do
-  local d, score, payload = tonumber(ARGV[i]), ARGV[i + 1], ARGV[i + 2]
-  local is_scored = score ~= ''
-  if d ~= dest or is_scored ~= scored or #batch >= 1000 then
-    flush()
-    dest, scored = d, is_scored
+// KEYS: range, then the destination keys (the lists, then the delayed set).  ARGV: lease ms, last_key,
+// rows. The last command of a page's MULTI, after its pushes; WATCH on the range made sure the lease and
+// the checkpoint were as expected. Moves the checkpoint, unless a destination is not of its type (one of
+// the pushes before it failed): then it answers an error and the page is not counted as written.
+inline const char* const move_checkpoint = R"lua(
+for i = 2, #KEYS do
+  local want = i == #KEYS and 'zset' or 'list'
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= want and t ~= 'none' then
+    return redis.error_reply('ROWPUMP ' .. KEYS[i] .. ' is a ' .. t .. ', not a ' .. want .. ': checkpoint not moved')
   end
-  if is_scored then batch[#batch + 1] = score end
-  batch[#batch + 1] = payload
 end
-flush()
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('HSET', r, 'last_key', ARGV[2], 'lease_until', now + tonumber(ARGV[4]))
-redis.call('HINCRBY', r, 'rows_written', ARGV[3])
+redis.call('HSET', KEYS[1], 'last_key', ARGV[2], 'lease_until', now + tonumber(ARGV[1]))
+redis.call('HINCRBY', KEYS[1], 'rows_written', ARGV[3])
 return 1
 )lua";
 

@@ -14,6 +14,16 @@
 int main(int argc, char** argv) {
     CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
     app.require_subcommand(1);
+    // One line, like every other error, naming the (sub)command whose --help explains the flags. Set before
+    // the subcommands exist: they copy it.
+    app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+        std::string command = "rowpump";
+        for (const CLI::App* at = failed; !at->get_subcommands().empty();) {
+            at = at->get_subcommands().front();
+            command += " " + at->get_name();
+        }
+        return "rowpump: error: " + std::string(error.what()) + "; see '" + command + " --help'\n";
+    });
     app.set_version_flag("--version", "rowpump " ROWPUMP_VERSION);
     app.footer("Examples:\n"
                "  rowpump read --table orders --limit 10\n"

@@ -14,7 +14,13 @@ namespace {
 // (max_prepared_stmt_count), and a statement per distinct row count would run into it.
 constexpr std::size_t max_rows_per_insert = 512;
 constexpr std::size_t statement_shapes = std::bit_width(max_rows_per_insert);
-constexpr std::size_t params_per_row = 3;
+constexpr std::size_t params_per_row = 4;
+
+// FROM_UNIXTIME stops at 2038-01-19 (MariaDB before 11.5): a later due time is bound as microseconds
+// after this instant (2038-01-01 00:00:00 UTC) and added to it with TIMESTAMPADD.
+constexpr std::int64_t late_due_anchor_s = 2145916800;
+constexpr std::int64_t from_unixtime_max_ms = std::int64_t{2147483647} * 1000;
+constexpr std::int64_t datetime_max_ms = std::int64_t{253402300799} * 1000;  // 9999-12-31 23:59:59 UTC
 
 }  // namespace
 
@@ -63,11 +69,13 @@ std::size_t QueueInserter::chunk_rows(const std::vector<Message>& batch, std::si
 const std::string& QueueInserter::insert_sql(std::size_t rows) {
     std::string& sql = insert_sql_[std::bit_width(rows) - 1];
     if (!sql.empty()) return sql;
-    // A row is due now (NOW(6)) when its due_ms is 0, else at FROM_UNIXTIME(due_ms / 1000), in the
-    // session time zone like NOW(): one row shape serves both, so one statement serves any mix.
+    // A row is due now (NOW(6)) when both due values are 0, else at FROM_UNIXTIME(due_ms / 1000) or,
+    // past 2038, at the anchor plus its offset; in the session time zone like NOW(). One row shape serves
+    // all three, so one statement serves any mix.
     sql = "INSERT INTO " + quote_identifier(table_) + " (priority, payload, available_at) VALUES ";
-    for (std::size_t row = 0; row < rows; ++row)
-        sql += (row == 0 ? "" : ", ") + std::string("(?, ?, COALESCE(FROM_UNIXTIME(NULLIF(?, 0) / 1000), NOW(6)))");
+    const std::string row_sql = "(?, ?, COALESCE(FROM_UNIXTIME(NULLIF(?, 0) / 1000), TIMESTAMPADD(MICROSECOND, "
+                                "NULLIF(?, 0), FROM_UNIXTIME(" + std::to_string(late_due_anchor_s) + ")), NOW(6)))";
+    for (std::size_t row = 0; row < rows; ++row) sql += (row == 0 ? "" : ", ") + row_sql;
     return sql;
 }
 
@@ -81,6 +89,7 @@ const std::vector<Param>& QueueInserter::fill_params(const std::vector<Message>&
             params.emplace_back(std::int64_t{0});
             params.emplace_back(std::string());
             params.emplace_back(std::int64_t{0});
+            params.emplace_back(std::int64_t{0});
         }
     }
     for (std::size_t row = 0; row < rows; ++row) {
@@ -88,7 +97,11 @@ const std::vector<Param>& QueueInserter::fill_params(const std::vector<Message>&
         Param* values = &params[row * params_per_row];
         values[0] = priority_of(message);
         std::get<std::string>(values[1]).assign(message.payload);
-        values[2] = std::max<std::int64_t>(message.due_ms, 0);
+        // DATETIME ends with year 9999; the clamp also keeps the microsecond offset from overflowing.
+        const std::int64_t due_ms = std::clamp<std::int64_t>(message.due_ms, 0, datetime_max_ms);
+        const bool late = due_ms > from_unixtime_max_ms;
+        values[2] = late ? 0 : due_ms;
+        values[3] = late ? (due_ms - late_due_anchor_s * 1000) * 1000 : 0;
     }
     return params;
 }

@@ -9,12 +9,25 @@ namespace rowpump {
 namespace {
 
 // Where `column` is among the plain (not computed) select columns; appended when absent.
-std::size_t position_of(std::vector<Column>& columns, std::vector<std::string>& functions, const Column& column) {
+std::size_t position_of(std::vector<Column>& columns, std::vector<std::string>& expressions, const Column& column) {
     for (std::size_t i = 0; i < columns.size(); ++i)
-        if (columns[i].name == column.name && functions[i].empty()) return i;
+        if (columns[i].name == column.name && expressions[i].empty()) return i;
     columns.push_back(column);
-    functions.emplace_back();
+    expressions.emplace_back();
     return columns.size() - 1;
+}
+
+// A computed column's expression with every {} replaced by the quoted (and qualified) column.
+std::string computed_expression(const std::string& expression, const Column& column, const std::string& qualifier) {
+    const std::string reference = (qualifier.empty() ? "" : qualifier + ".") + mysql::quote_identifier(column.name);
+    std::string out;
+    for (std::size_t at = 0;;) {
+        const std::size_t hole = expression.find("{}", at);
+        out += expression.substr(at, hole - at);
+        if (hole == std::string::npos) return out;
+        out += reference;
+        at = hole + 2;
+    }
 }
 
 // The page's SQL with the condition's values and then the LIMIT value bound.
@@ -30,17 +43,17 @@ PageSql::PageSql(const ReadPlan& plan)
     : table_(plan.table.quoted_name()),
       where_(plan.spec.where),
       select_columns_(plan.columns),
-      computed_functions_(plan.columns.size()) {
+      computed_expressions_(plan.columns.size()) {
     for (const auto& computed : plan.spec.computed) {
         Column column = plan.table.column(computed.column);
         // A computed value is read as the server's text whatever the column's type.
-        if (!computed.function.empty()) column.kind = ColumnKind::other;
+        if (!computed.expression.empty()) column.kind = ColumnKind::other;
         select_columns_.push_back(column);
-        computed_functions_.push_back(computed.function);
+        computed_expressions_.push_back(computed.expression);
     }
     auto make_key = [&](const std::vector<Column>& columns) {
         PassKey key{columns, KeyExpression::of(columns), KeyExpression::of(columns, "rp_t"), {}};
-        for (const auto& column : columns) key.positions.push_back(position_of(select_columns_, computed_functions_, column));
+        for (const auto& column : columns) key.positions.push_back(position_of(select_columns_, computed_expressions_, column));
         return key;
     };
     main_key_ = make_key(plan.key_columns());
@@ -74,12 +87,10 @@ SqlFragment PageSql::conditions(Pass pass, const PageBounds& bounds) const {
 std::string PageSql::select_list(const std::string& qualifier) const {
     std::string out;
     for (std::size_t i = 0; i < select_columns_.size(); ++i) {
-        const auto& function = computed_functions_[i];
-        const std::string expression =
-            function.empty() ? select_expression(select_columns_[i], qualifier)
-                             : function + "(" + (qualifier.empty() ? "" : qualifier + ".") +
-                                   mysql::quote_identifier(select_columns_[i].name) + ")";
-        out += (out.empty() ? "" : ", ") + expression;
+        const auto& expression = computed_expressions_[i];
+        out += (out.empty() ? "" : ", ") +
+               (expression.empty() ? select_expression(select_columns_[i], qualifier)
+                                   : computed_expression(expression, select_columns_[i], qualifier));
     }
     return out;
 }

@@ -55,7 +55,7 @@ private:
     std::string where_;
     std::string null_key_condition_;      // (a IS NULL OR b IS NULL); empty when the key is NOT NULL
     std::vector<Column> select_columns_;
-    std::vector<std::string> computed_functions_;  // per select column: "" or the function applied to it
+    std::vector<std::string> computed_expressions_;  // per select column: "" or its ComputedColumn::expression
     PassKey main_key_;
     PassKey null_pass_key_;
 };

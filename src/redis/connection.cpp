@@ -262,7 +262,7 @@ void Connection::wait_before_retry(const QueueError& error, int attempt, std::ch
                              ": " + error.what(),
                          false);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    const auto wait = std::min(backoff(attempt), left);
+    const auto wait = std::max(std::min(backoff(attempt), left), std::chrono::milliseconds(1));
     log().warn("{}; retrying in {} ms", error.what(), wait.count());
     std::this_thread::sleep_for(wait);
 }

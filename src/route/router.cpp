@@ -60,8 +60,13 @@ std::vector<PriorityLevel> parse_priority_levels(const std::string& text) {
 
 void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
     if (!route.priority_column.empty()) read.computed.push_back({priority_input, route.priority_column, ""});
-    // UNIX_TIMESTAMP reads the column in the session's time zone, exactly as the server sees it.
-    if (!route.due_column.empty()) read.computed.push_back({due_input, route.due_column, "UNIX_TIMESTAMP"});
+    // UNIX_TIMESTAMP reads the column in the session's time zone, exactly as the server sees it, but
+    // returns NULL past 2038-01-19 (MariaDB before 11.5, 32-bit time): later due times count on from
+    // 2038-01-01, which is exact unless the zone's UTC offset then differs from January's (DST).
+    if (!route.due_column.empty())
+        read.computed.push_back({due_input, route.due_column,
+                                 "COALESCE(UNIX_TIMESTAMP({}), UNIX_TIMESTAMP('2038-01-01 00:00:00') + "
+                                 "TIMESTAMPDIFF(MICROSECOND, '2038-01-01 00:00:00', {}) / 1000000)"});
 }
 
 Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {

@@ -153,6 +153,9 @@ struct StoredJob {
 constexpr int source_rows = 12000;
 constexpr std::size_t process_count = 3;
 constexpr double rate_per_process = source_rows / (process_count * 3.0);
+// The processes move in step through ranges of 1000 rows: with 1500 rows written in all, each one is
+// about halfway through its first range. (At 3000 they would all be between ranges, holding none.)
+constexpr std::uint64_t mid_range_progress = source_rows / 8;
 // Well below the default lease timeout (60 s): finishing within it proves a dead owner's range was
 // taken over without waiting for its lease.
 constexpr auto finish_timeout = 30s;
@@ -354,7 +357,7 @@ protected:
 
 TEST_P(ScaleOutTest, AKilledProcessRangeIsTakenOverAtOnce) {
     auto processes = start(process_count, backfill_args());
-    wait_for_progress(processes, source_rows / 4);
+    wait_for_progress(processes, mid_range_progress);
     if (HasFatalFailure()) return;
     EXPECT_EQ(processes[0]->kill(), -SIGKILL);
 
@@ -367,7 +370,7 @@ TEST_P(ScaleOutTest, AKilledProcessRangeIsTakenOverAtOnce) {
 
 TEST_P(ScaleOutTest, AStoppedProcessLosesItsRangeWhenItsLeaseExpires) {
     auto processes = start(process_count, backfill_args(2));
-    wait_for_progress(processes, source_rows / 4);
+    wait_for_progress(processes, mid_range_progress);
     if (HasFatalFailure()) return;
     processes[0]->signal(SIGSTOP);
 

@@ -479,8 +479,7 @@ TEST_F(BackfillTest, DueColumnInTheMySqlQueueIsTheAvailableTime) {
 
 // UNIX_TIMESTAMP() of MariaDB before 11.5 (and of MySQL on 32-bit time) returns NULL after 2038-01-19; the
 // router must not read that NULL as "no due time" and make a task due in 2040 ready today.
-// Known bug, open: UNIX_TIMESTAMP and FROM_UNIXTIME stop at 2038 (router and MySQL sink); see the session note.
-TEST_F(BackfillTest, DISABLED_DueTimeAfter2038StaysDelayed) {
+TEST_F(BackfillTest, DueTimeAfter2038StaysDelayed) {
     const auto table = tables().create("bf_due_2040", "(id INT PRIMARY KEY, due DATETIME NOT NULL)");
     tables().execute(table, "INSERT INTO {t} VALUES (1, '2037-06-01 00:00:00'), (2, '2040-06-01 00:00:00'), "
                             "(3, '2099-12-31 23:59:59')");
@@ -501,7 +500,7 @@ TEST_F(BackfillTest, DISABLED_DueTimeAfter2038StaysDelayed) {
 
 // The same in the MySQL queue: FROM_UNIXTIME() of MariaDB before 11.5 returns NULL after 2038 too, and the
 // sink's COALESCE(..., NOW(6)) then makes the task available at once.
-TEST_F(BackfillTest, DISABLED_DueTimeAfter2038StaysDelayedInTheMySqlQueue) {
+TEST_F(BackfillTest, DueTimeAfter2038StaysDelayedInTheMySqlQueue) {
     const auto table = tables().create("bf_due_2040_my", "(id INT PRIMARY KEY, due DATETIME NOT NULL)");
     tables().execute(table, "INSERT INTO {t} VALUES (1, '2037-06-01 00:00:00'), (2, '2040-06-01 00:00:00')");
     JobSpec spec = mysql_spec(table);

@@ -92,11 +92,20 @@ TEST(PageSql, OffsetBindsLimitThenOffset) {
 TEST(PageSql, ComputedValuesFollowTheColumns) {
     auto plan = plan_for({column("id", ColumnKind::signed_integer), column("due", ColumnKind::datetime)}, {"id"});
     plan.columns = {column("id", ColumnKind::signed_integer)};
-    plan.spec.computed = {{"rp_due", "due", "UNIX_TIMESTAMP"}};
+    plan.spec.computed = {{"rp_due", "due", "COALESCE(UNIX_TIMESTAMP({}), 0 + {})"}};
     PageSql sql(plan);
     EXPECT_EQ(sql.keyset(Pass::main, {}, 1).sql,
-              "SELECT `id`, UNIX_TIMESTAMP(`due`) FROM `db`.`t` WHERE TRUE ORDER BY `id` LIMIT ?");
+              "SELECT `id`, COALESCE(UNIX_TIMESTAMP(`due`), 0 + `due`) FROM `db`.`t` WHERE TRUE ORDER BY `id` LIMIT ?");
     EXPECT_EQ(sql.key_positions(Pass::main), std::vector<std::size_t>{0});
+}
+
+TEST(PageSql, ComputedValuesAreQualifiedInADeferredJoin) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("due", ColumnKind::datetime)}, {"id"});
+    plan.columns = {column("id", ColumnKind::signed_integer)};
+    plan.spec.computed = {{"rp_due", "due", "UNIX_TIMESTAMP({})"}};
+    PageSql sql(plan);
+    EXPECT_NE(sql.deferred_join(Pass::main, {}, 1).sql.find("UNIX_TIMESTAMP(rp_t.`due`)"), std::string::npos)
+        << sql.deferred_join(Pass::main, {}, 1).sql;
 }
 
 }  // namespace

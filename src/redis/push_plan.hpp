@@ -1,0 +1,51 @@
+#pragma once
+// How a batch of messages becomes Redis commands, in message order: each run of consecutive messages
+// bound for the same key is one variadic RPUSH/LPUSH (a ready list) or ZADD (the delayed set, scored by
+// due time in Unix ms), of at most ~1000 values. The plain sink pipelines these commands; the
+// exactly-once job writer wraps them in a MULTI with the range's checkpoint.
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rowpump/sink.hpp"
+
+namespace rowpump::redis {
+
+class Connection;
+
+class PushPlan {
+public:
+    // Throws UsageError for priority lists that are unnamed or named twice.
+    explicit PushPlan(const SinkSpec& spec);
+
+    // Throws UsageError when a key of the queue already holds another type: pushing would fail with
+    // WRONGTYPE mid-run or, worse, mix our tasks into someone else's data.
+    void check_key_types(Connection& connection) const;
+
+    // Plans the batch's commands. Their arguments are views into the batch and into this plan: valid
+    // until the next plan() and while the batch lives.
+    void plan(const std::vector<Message>& batch);
+    std::size_t commands() const noexcept { return commands_.size(); }
+    std::span<const std::string_view> command(std::size_t index) const;
+
+    // The ready lists, highest priority first (one list without priorities).
+    const std::vector<std::string>& ready_keys() const noexcept { return ready_keys_; }
+    const std::string& delayed_key() const noexcept { return delayed_key_; }
+
+private:
+    // Which key a message goes to: a ready key's index, or ready_keys_.size() for the delayed set.
+    std::size_t destination(const Message& message) const;
+
+    std::string_view push_command_;
+    std::vector<std::string> ready_keys_;
+    std::string delayed_key_;
+
+    // Rebuilt for every batch; kept to reuse their memory.
+    std::vector<std::string_view> arguments_;
+    std::vector<std::pair<std::size_t, std::size_t>> commands_;  // (first argument, argument count)
+    std::string scores_;
+};
+
+}  // namespace rowpump::redis

@@ -1,0 +1,132 @@
+// The Redis job ledger on its own: a page's pushes and its checkpoint are one MULTI/EXEC under WATCH, so
+// a page is written whole with its checkpoint, refused whole after a takeover, and never counted when a
+// push inside it failed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "checkpoint/job_store.hpp"
+#include "checkpoint/key_codec.hpp"
+#include "integration/redis_fixture.hpp"
+#include "redis/queue_keys.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump::test {
+namespace {
+
+class RedisJobLedgerTest : public RedisTest {
+protected:
+    void SetUp() override {
+        RedisTest::SetUp();
+        if (HasFatalFailure()) return;
+        sink_.uri = url();
+        sink_.queue = queue();
+        definition_.job_id = "rp_test_ledger_" + std::to_string(::getpid());
+        definition_.description = "a test job";
+        definition_.fingerprint = "0123456789abcdef";
+        definition_.key_columns = {Column{"id", "bigint(20)", ColumnKind::signed_integer}};
+        definition_.lease_timeout = std::chrono::seconds(60);
+        delete_keys(redis(), "rowpump:job:" + definition_.job_id + ":*");
+    }
+    void TearDown() override {
+        delete_keys(redis(), "rowpump:job:" + definition_.job_id + ":*");
+        RedisTest::TearDown();
+    }
+
+    std::unique_ptr<JobStore> store_with_one_range() {
+        auto store = open_job_store(sink_, definition_);
+        Partition whole;
+        whole.estimated_rows = 10;
+        store->create({whole});
+        return store;
+    }
+
+    std::string range_field(const std::string& field) {
+        return redis().command({"HGET", redis::job_range(definition_.job_id, 0), field}).text;
+    }
+
+    static std::vector<Message> page(int first, int count) {
+        std::vector<Message> out;
+        for (int id = first; id < first + count; ++id) out.push_back(Message{"{\"id\":" + std::to_string(id) + "}"});
+        return out;
+    }
+
+    SinkSpec sink_;
+    JobDefinition definition_;
+};
+
+TEST_F(RedisJobLedgerTest, APageAndItsCheckpointLandTogether) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    ASSERT_TRUE(ledger->write(*range, page(1, 3), KeyValue{std::int64_t{3}}));
+    ASSERT_TRUE(ledger->write(*range, page(4, 2), KeyValue{std::int64_t{5}}));
+    EXPECT_EQ(list_items(redis(), queue()),
+              (std::vector<std::string>{"{\"id\":1}", "{\"id\":2}", "{\"id\":3}", "{\"id\":4}", "{\"id\":5}"}));
+    EXPECT_EQ(range_field("rows_written"), "5");
+    EXPECT_TRUE(ledger->complete(*range));
+    EXPECT_TRUE(store->state().finished());
+}
+
+TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    auto messages = page(1, 3);
+    messages[1].due_ms = 4102444800000;  // 2100-01-01
+    ASSERT_TRUE(ledger->write(*range, messages, KeyValue{std::int64_t{3}}));
+    EXPECT_EQ(list_items(redis(), queue()), (std::vector<std::string>{"{\"id\":1}", "{\"id\":3}"}));
+    EXPECT_EQ(redis().command({"ZSCORE", redis::delayed_set(queue()), "{\"id\":2}"}).text, "4102444800000");
+}
+
+TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    ASSERT_TRUE(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}));
+    // Another owner takes the range (as a takeover after a lease expiry would).
+    redis().command({"HSET", redis::job_range(definition_.job_id, 0), "owner", "999999999"});
+    EXPECT_FALSE(ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}}));
+    EXPECT_EQ(list_items(redis(), queue()).size(), 2u) << "a fenced-out page reached the queue";
+    EXPECT_EQ(range_field("last_key"), encode_key(KeyValue{std::int64_t{2}}));
+    EXPECT_FALSE(ledger->complete(*range));
+}
+
+TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    ASSERT_TRUE(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}));
+    const std::string before = range_field("last_key");
+    // Someone replaces the list with a string mid-run: the page's push fails inside its MULTI.
+    redis().command({"DEL", queue()});
+    redis().command({"SET", queue(), "not a list"});
+    try {
+        ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}});
+        ADD_FAILURE() << "a page whose push failed was reported as written";
+    } catch (const QueueError& error) {
+        EXPECT_NE(std::string(error.what()).find("checkpoint did not move"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(range_field("last_key"), before);
+    EXPECT_EQ(range_field("rows_written"), "2");
+}
+
+TEST_F(RedisJobLedgerTest, AQueueKeyOfTheWrongTypeIsRefusedBeforeTheJobExists) {
+    redis().command({"SET", queue(), "not a list"});
+    try {
+        open_job_store(sink_, definition_);
+        ADD_FAILURE() << "a job store opened over a string key";
+    } catch (const UsageError& error) {
+        EXPECT_NE(std::string(error.what()).find("expected a list"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(redis().command({"EXISTS", redis::job_meta(definition_.job_id)}).integer, 0);
+}
+
+}  // namespace
+}  // namespace rowpump::test
