@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What exactly-once costs: `rowpump backfill` of the 1M-row sysbench table into a queue, without and with
-# --job-id (each page then also moves its range's checkpoint, in the same Lua call or MySQL transaction),
+# --job-id (each page then also moves its range's checkpoint, in the same MULTI/EXEC or MySQL transaction),
 # for the Redis list sink and the MySQL queue-table sink.
 #
 # Per sink, BENCH_RUNS rounds; each round runs both variants, the order alternating between rounds so a

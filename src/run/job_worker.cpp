@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "log.hpp"
+#include "run/range_worker.hpp"
 
 namespace rowpump {
 
@@ -34,6 +35,8 @@ public:
         : context_(context), store_(store), store_mutex_(store_mutex), report_(report) {
         std::lock_guard lock(store_mutex_);
         ledger_ = store_.open_ledger();
+        // The ledger writes; a plain sink of the same queue only answers "how many tasks are ready".
+        if (context_.spec.high_water > 0) queue_level_ = make_sink(context_.spec.sink);
     }
 
     void run() {
@@ -65,6 +68,7 @@ private:
         hooks.on_read = [&](std::size_t rows) { rows_read += rows; };
         hooks.write = [&](const EncodedPage& page) {
             context_.rate.acquire(page.messages.size());
+            if (queue_level_) wait_below_high_water(*queue_level_, context_.spec.high_water, context_.stop);
             if (!ledger_->write(range, page.messages, page.last_key)) {
                 log().warn("range {} of job {} was taken over by another worker: leaving it", range.number,
                            context_.spec.job_id);
@@ -85,6 +89,7 @@ private:
     std::mutex& store_mutex_;
     LedgerReport& report_;
     std::unique_ptr<JobLedger> ledger_;
+    std::unique_ptr<Sink> queue_level_;  // with --high-water only
 };
 
 }  // namespace

@@ -316,6 +316,8 @@ protected:
         delete_keys(*redis_, queue_ + ":*");
     }
 
+    void expect_high_water_holds(JobSpec spec);
+
     JobSpec redis_spec(const std::string& table) {
         JobSpec spec = small_page_spec(options(), table);
         spec.sink.uri = redis_url_;
@@ -625,10 +627,9 @@ TEST_F(BackfillTest, StopFlagMidRunLeavesAnExactResumableSummary) {
     EXPECT_TRUE(some_range_stopped_midway) << summary_text;
 }
 
-TEST_F(BackfillTest, HighWaterPausesWhileTheQueueIsFull) {
-    const auto table = tables().create("bf_high", "(id INT PRIMARY KEY, v INT NOT NULL)");
-    tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_2500");
-    JobSpec spec = redis_spec(table);
+// A consumer slower than the producer drains the queue while run_job fills it under a high water.
+void BackfillTest::expect_high_water_holds(JobSpec spec) {
+    const auto& table = spec.read.table;
     spec.workers = 1;
     spec.high_water = 300;
 
@@ -657,6 +658,22 @@ TEST_F(BackfillTest, HighWaterPausesWhileTheQueueIsFull) {
     EXPECT_LE(longest, static_cast<long long>(spec.high_water + matrix_page_size));
     EXPECT_GE(longest, static_cast<long long>(spec.high_water) - static_cast<long long>(matrix_page_size))
         << "the producer never got ahead of the consumer, so the pause was not exercised";
+}
+
+TEST_F(BackfillTest, HighWaterPausesWhileTheQueueIsFull) {
+    const auto table = tables().create("bf_high", "(id INT PRIMARY KEY, v INT NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_2500");
+    expect_high_water_holds(redis_spec(table));
+}
+
+TEST_F(BackfillTest, HighWaterPausesAJobWithCheckpointsToo) {
+    const auto table = tables().create("bf_high_job", "(id INT PRIMARY KEY, v INT NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_2500");
+    JobSpec spec = redis_spec(table);
+    spec.job_id = "rp_test_bf_high_" + std::to_string(::getpid());
+    delete_keys(*redis_, "rowpump:job:" + spec.job_id + ":*");
+    expect_high_water_holds(spec);
+    delete_keys(*redis_, "rowpump:job:" + spec.job_id + ":*");
 }
 
 }  // namespace
