@@ -15,7 +15,7 @@
 //     null_keys: refuse              # refuse | first
 //     page_size: 5000                # first page's rows (default 1000)
 //     page_time_ms: 250              # adaptive target time per page (default 250; 0: fixed page size)
-//     max_page_size: 50000           # largest adaptive page (default 50000, at least page_size)
+//     max_page_size: 5000            # largest adaptive page (default 5000, at least page_size)
 //   partitions:
 //     count: 8                       # default: workers
 //     strategy: balanced             # balanced | minmax
