@@ -9,12 +9,13 @@ namespace rowpump::mysql {
 
 namespace {
 
-// Rows per INSERT. Chunks are powers of two (512, 256, ..., 1), so a connection prepares at most ten
-// statements whatever the batch sizes: the server caps prepared statements across all sessions
-// (max_prepared_stmt_count), and a statement per distinct row count would run into it.
-constexpr std::size_t max_rows_per_insert = 512;
+// Rows per INSERT. Chunks are powers of two (1024, 512, ..., 1), so a connection prepares at most eleven
+// statements per row shape whatever the batch sizes: the server caps prepared statements across all
+// sessions (max_prepared_stmt_count), and a statement per distinct row count would run into it.
+constexpr std::size_t max_rows_per_insert = 1024;
 constexpr std::size_t statement_shapes = std::bit_width(max_rows_per_insert);
-constexpr std::size_t params_per_row = 4;
+constexpr std::size_t row_shapes = 2;
+constexpr std::size_t params_per_row[row_shapes] = {2, 4};  // ready: priority, payload; due: + 2 due values
 
 // FROM_UNIXTIME stops at 2038-01-19 (MariaDB before 11.5): a later due time is bound as microseconds
 // after this instant (2038-01-01 00:00:00 UTC) and added to it with TIMESTAMPADD.
@@ -28,8 +29,8 @@ QueueInserter::QueueInserter(Connection& connection, std::string table, std::siz
     : connection_(connection),
       table_(std::move(table)),
       levels_(priority_levels),
-      insert_sql_(statement_shapes),
-      params_(statement_shapes) {
+      insert_sql_(row_shapes * statement_shapes),
+      params_(row_shapes * statement_shapes) {
     // One prepared statement carries all its rows in one packet, which must fit max_allowed_packet.
     auto result = connection_.retrying([&] { return connection_.query("SELECT @@max_allowed_packet"); });
     result->next();
@@ -40,7 +41,8 @@ void QueueInserter::insert(const std::vector<Message>& batch) {
     for (const Message& message : batch) priority_of(message);  // refuse a bad level before writing
     for (std::size_t first = 0; first < batch.size();) {
         const std::size_t rows = chunk_rows(batch, first);
-        connection_.execute(insert_sql(rows), fill_params(batch, first, rows));
+        const RowShape shape = shape_of(batch, first, rows);
+        connection_.execute(insert_sql(shape, rows), fill_params(shape, batch, first, rows));
         first += rows;
     }
 }
@@ -66,37 +68,47 @@ std::size_t QueueInserter::chunk_rows(const std::vector<Message>& batch, std::si
     return std::bit_floor(rows);
 }
 
-const std::string& QueueInserter::insert_sql(std::size_t rows) {
-    std::string& sql = insert_sql_[std::bit_width(rows) - 1];
+QueueInserter::RowShape QueueInserter::shape_of(const std::vector<Message>& batch, std::size_t first,
+                                                std::size_t rows) {
+    for (std::size_t row = first; row < first + rows; ++row)
+        if (batch[row].due_ms > 0) return RowShape::due;
+    return RowShape::ready;
+}
+
+const std::string& QueueInserter::insert_sql(RowShape shape, std::size_t rows) {
+    std::string& sql = insert_sql_[static_cast<std::size_t>(shape) * statement_shapes + std::bit_width(rows) - 1];
     if (!sql.empty()) return sql;
-    // A row is due now (NOW(6)) when both due values are 0, else at FROM_UNIXTIME(due_ms / 1000) or,
-    // past 2038, at the anchor plus its offset; in the session time zone like NOW(). One row shape serves
-    // all three, so one statement serves any mix.
+    // A due row is available at FROM_UNIXTIME(due_ms / 1000) or, past 2038, at the anchor plus its offset;
+    // a row without a due time (both values 0) at NOW(6). All in the session time zone, like NOW().
+    const std::string row_sql =
+        shape == RowShape::ready
+            ? std::string("(?, ?, NOW(6))")
+            : "(?, ?, COALESCE(FROM_UNIXTIME(NULLIF(?, 0) / 1000), TIMESTAMPADD(MICROSECOND, NULLIF(?, 0), "
+              "FROM_UNIXTIME(" + std::to_string(late_due_anchor_s) + ")), NOW(6)))";
     sql = "INSERT INTO " + quote_identifier(table_) + " (priority, payload, available_at) VALUES ";
-    const std::string row_sql = "(?, ?, COALESCE(FROM_UNIXTIME(NULLIF(?, 0) / 1000), TIMESTAMPADD(MICROSECOND, "
-                                "NULLIF(?, 0), FROM_UNIXTIME(" + std::to_string(late_due_anchor_s) + ")), NOW(6)))";
     for (std::size_t row = 0; row < rows; ++row) sql += (row == 0 ? "" : ", ") + row_sql;
     return sql;
 }
 
 // The parameter vectors are kept per statement shape, so their payload strings keep their capacity
 // and a steady stream of batches copies payloads without allocating.
-const std::vector<Param>& QueueInserter::fill_params(const std::vector<Message>& batch, std::size_t first,
-                                                     std::size_t rows) {
-    std::vector<Param>& params = params_[std::bit_width(rows) - 1];
+const std::vector<Param>& QueueInserter::fill_params(RowShape shape, const std::vector<Message>& batch,
+                                                     std::size_t first, std::size_t rows) {
+    const std::size_t per_row = params_per_row[static_cast<std::size_t>(shape)];
+    std::vector<Param>& params = params_[static_cast<std::size_t>(shape) * statement_shapes + std::bit_width(rows) - 1];
     if (params.empty()) {
         for (std::size_t row = 0; row < rows; ++row) {
             params.emplace_back(std::int64_t{0});
             params.emplace_back(std::string());
-            params.emplace_back(std::int64_t{0});
-            params.emplace_back(std::int64_t{0});
+            for (std::size_t due = 2; due < per_row; ++due) params.emplace_back(std::int64_t{0});
         }
     }
     for (std::size_t row = 0; row < rows; ++row) {
         const Message& message = batch[first + row];
-        Param* values = &params[row * params_per_row];
+        Param* values = &params[row * per_row];
         values[0] = priority_of(message);
         std::get<std::string>(values[1]).assign(message.payload);
+        if (shape == RowShape::ready) continue;
         // DATETIME ends with year 9999; the clamp also keeps the microsecond offset from overflowing.
         const std::int64_t due_ms = std::clamp<std::int64_t>(message.due_ms, 0, datetime_max_ms);
         const bool late = due_ms > from_unixtime_max_ms;

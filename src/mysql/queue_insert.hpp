@@ -21,15 +21,20 @@ public:
 private:
     std::int64_t priority_of(const Message& message) const;
     std::size_t chunk_rows(const std::vector<Message>& batch, std::size_t first) const;
-    const std::string& insert_sql(std::size_t rows);
-    const std::vector<Param>& fill_params(const std::vector<Message>& batch, std::size_t first, std::size_t rows);
+    // A chunk whose rows are all ready now is inserted with NOW(6) in the SQL and two values a row; one
+    // with a due time among them carries the due time too (two more values and their conversion a row).
+    enum class RowShape { ready, due };
+    static RowShape shape_of(const std::vector<Message>& batch, std::size_t first, std::size_t rows);
+    const std::string& insert_sql(RowShape shape, std::size_t rows);
+    const std::vector<Param>& fill_params(RowShape shape, const std::vector<Message>& batch, std::size_t first,
+                                          std::size_t rows);
 
     Connection& connection_;
     std::string table_;
     std::size_t levels_;
     std::size_t max_chunk_bytes_ = 0;
-    std::vector<std::string> insert_sql_;       // by log2(rows)
-    std::vector<std::vector<Param>> params_;   // by log2(rows)
+    std::vector<std::string> insert_sql_;       // by shape, then log2(rows)
+    std::vector<std::vector<Param>> params_;   // by shape, then log2(rows)
 };
 
 }  // namespace rowpump::mysql
