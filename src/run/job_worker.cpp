@@ -1,7 +1,5 @@
 #include "run/job_worker.hpp"
 
-#include <thread>
-
 #include "log.hpp"
 #include "run/range_worker.hpp"
 
@@ -17,6 +15,17 @@ void LedgerReport::record(const StoredRange& range, std::uint64_t rows_read, std
     summary.last_written = last_written ? std::move(last_written) : range.last_key;
     summary.finished = finished;
     ranges_.push_back(std::move(summary));
+    recorded_.notify_all();
+}
+
+std::size_t LedgerReport::recorded() const {
+    std::lock_guard lock(mutex_);
+    return ranges_.size();
+}
+
+void LedgerReport::wait_for_record(std::size_t seen, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    recorded_.wait_for(lock, timeout, [&] { return ranges_.size() != seen; });
 }
 
 std::vector<RangeSummary> LedgerReport::ranges() const {
@@ -45,8 +54,9 @@ public:
                 read_range(*range);
                 continue;
             }
+            const std::size_t seen = report_.recorded();
             if (job_finished()) return;
-            std::this_thread::sleep_for(idle_poll);
+            report_.wait_for_record(seen, idle_poll);
         }
     }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The workers of a job with a job id: they lease ranges from the job's store (so other processes can
 // share the job) and write every page together with its checkpoint.
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 
 #include "checkpoint/job_store.hpp"
@@ -16,9 +18,15 @@ public:
     std::uint64_t rows_written() const { return rows_written_.load(); }
     void add_written(std::uint64_t rows) { rows_written_ += rows; }
     std::vector<RangeSummary> ranges() const;
+    // How many ranges were recorded so far, and a wait until more than `seen` are or `timeout` passes: an
+    // idle worker looks at the job again as soon as a local worker ends a range (other processes' ranges
+    // it can only poll for). Taking `seen` before looking at the job closes the gap a notify could fall in.
+    std::size_t recorded() const;
+    void wait_for_record(std::size_t seen, std::chrono::milliseconds timeout);
 
 private:
     mutable std::mutex mutex_;
+    std::condition_variable recorded_;
     std::vector<RangeSummary> ranges_;
     std::atomic<std::uint64_t> rows_written_{0};
 };
