@@ -24,6 +24,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib/common.sh"
 rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
 sinks="${BENCH_SINKS:-redis mysql}"
@@ -34,11 +35,9 @@ force="${BENCH_FORCE:-0}"
 results="${BENCH_RESULTS:-$root/bench/results/checkpoint_overhead.md}"
 table="${BENCH_TABLE:-sbtest1}"
 
-log() { echo "checkpoint_overhead.sh: $*" >&2; }
-
-[[ -n "${ROWPUMP_MYSQL_URL:-}" ]] || { log "ROWPUMP_MYSQL_URL is not set; run: eval \"\$(scripts/services.sh env)\""; exit 2; }
-[[ -n "${ROWPUMP_REDIS_URL:-}" ]] || { log "ROWPUMP_REDIS_URL is not set; run: eval \"\$(scripts/services.sh env)\""; exit 2; }
-[[ -x "$rowpump_bin" ]] || { log "no rowpump binary at $rowpump_bin (build it, or set ROWPUMP_BIN)"; exit 2; }
+require_env ROWPUMP_MYSQL_URL
+require_env ROWPUMP_REDIS_URL
+require_rowpump "$rowpump_bin"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
 [[ -z "$workers" || "$workers" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_WORKERS: $workers"; exit 2; }
 [[ "$max_load" =~ ^[0-9]+([.][0-9]+)?$ ]] || { log "bad BENCH_MAX_LOAD: $max_load"; exit 2; }
@@ -49,68 +48,20 @@ done
 command -v mariadb >/dev/null 2>&1 || { log "the mariadb client is not installed"; exit 2; }
 command -v redis-cli >/dev/null 2>&1 || { log "redis-cli is not installed"; exit 2; }
 
-load_now() { cut -d' ' -f1 /proc/loadavg; }
-load_before="$(load_now)"
-uptime_before="$(uptime | sed 's/^ *//')"
-if [[ "$force" != 1 ]] && awk -v l="$load_before" -v m="$max_load" 'BEGIN { exit !(l > m) }'; then
-  log "the 1-minute load average is $load_before on $cores cores (limit $max_load): timings would mostly"
-  log "measure the CPU share the runs get. Try again later, or set BENCH_FORCE=1 (or BENCH_MAX_LOAD)."
-  exit 3
-fi
+refuse_when_loaded "$max_load" "$force"
 
 [[ "$table" != sbtest1 ]] || "$root/bench/sysbench_table.sh"
 
-url_decode() { local s="${1//+/ }"; printf '%b' "${s//%/\\x}"; }
-
-# The clients get the connections through private files: no password on a command line.
-private_dir="$(mktemp -d)"
-trap 'rm -rf "$private_dir"' EXIT
-chmod 700 "$private_dir"
-url="${ROWPUMP_MYSQL_URL#mysql://}"
-url="${url%%\?*}"
-userinfo="${url%@*}"
-hostport="${url##*@}"
-hostport="${hostport%%/*}"
-db_name="$(url_decode "${url##*/}")"
-db_password=""
-[[ "$userinfo" == *:* ]] && db_password="$(url_decode "${userinfo#*:}")"
-[[ -n "$db_password" ]] || db_password="${ROWPUMP_MYSQL_PASSWORD:-}"
-client_config="$private_dir/client.cnf"
-cat >"$client_config" <<EOF
-[client]
-host=${hostport%%:*}
-port=$([[ "$hostport" == *:* ]] && echo "${hostport##*:}" || echo 3306)
-user=$(url_decode "${userinfo%%:*}")
-password=$db_password
-EOF
-sql() { mariadb --defaults-extra-file="$client_config" --batch -N "$db_name" -e "$1"; }
-
-# redis://[:password@]host[:port][/db]
-redis_rest="${ROWPUMP_REDIS_URL#redis://}"
-redis_rest="${redis_rest%%\?*}"
-redis_auth=""
-if [[ "$redis_rest" == *@* ]]; then
-  redis_auth="$(url_decode "${redis_rest%@*}")"
-  redis_auth="${redis_auth#*:}"
-  redis_rest="${redis_rest##*@}"
-fi
-redis_hostport="${redis_rest%%/*}"
-redis_host="${redis_hostport%%:*}"
-redis_port=6379
-[[ "$redis_hostport" == *:* ]] && redis_port="${redis_hostport##*:}"
-redis_db=0
-[[ "$redis_rest" == */* && -n "${redis_rest#*/}" ]] && redis_db="${redis_rest#*/}"
-redis() {
-  if [[ -n "$redis_auth" ]]; then
-    REDISCLI_AUTH="$redis_auth" redis-cli -h "$redis_host" -p "$redis_port" -n "$redis_db" "$@"
-  else
-    redis-cli -h "$redis_host" -p "$redis_port" -n "$redis_db" "$@"
-  fi
-}
+# The clients get the connections through private files, rowpump its sink URLs without their passwords
+# (those go in password files): no password on a command line.
+make_private_dir rp_bench_ckpt
+mysql_connection
+redis_connection
+rowpump_password_files
 
 rows="$(sql "SELECT COUNT(*) FROM $table")"
 queue_name() { if [[ "$1" == redis ]]; then echo "rp_bench:ckpt:$$"; else echo "rp_bench_ckpt_$$"; fi; }
-sink_uri() { if [[ "$1" == redis ]]; then echo "$ROWPUMP_REDIS_URL"; else echo "$ROWPUMP_MYSQL_URL"; fi; }
+sink_uri() { if [[ "$1" == redis ]]; then echo "$redis_sink"; else echo "$mysql_sink"; fi; }
 
 # Deletes the queue and the job's state (both stores; the job tables may not exist yet).
 clean() {
@@ -164,9 +115,6 @@ timed_run() {
   awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.3f\n", b - a }' | tee -a "$private_dir/$sink.$variant.times"
 }
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-joined() { paste -sd' ' "$1" | sed 's/ /, /g'; }
-
 log "$rows rows of $db_name.$table; load $load_before on $cores cores; $runs rounds per sink"
 for sink in $sinks; do
   for round in $(seq 1 "$runs"); do
@@ -178,7 +126,7 @@ for sink in $sinks; do
     done
   done
 done
-uptime_after="$(uptime | sed 's/^ *//')"
+uptime_after="$(uptime_line)"
 
 {
   echo "# Checkpoint overhead: \`rowpump backfill\` with and without \`--job-id\`"

@@ -23,56 +23,31 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib/common.sh"
 rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-5}"
 page_sizes="${BENCH_PAGE_SIZES:-1000 5000 10000 20000}"
 table="${BENCH_TABLE:-sbtest1}"
 
-log() { echo "read_vs_client.sh: $*" >&2; }
-
-[[ -n "${ROWPUMP_MYSQL_URL:-}" ]] || { log "ROWPUMP_MYSQL_URL is not set; run: eval \"\$(scripts/services.sh env)\""; exit 2; }
-[[ -x "$rowpump_bin" ]] || { log "no rowpump binary at $rowpump_bin (build it, or set ROWPUMP_BIN)"; exit 2; }
+require_env ROWPUMP_MYSQL_URL
+require_rowpump "$rowpump_bin"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
 [[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
 command -v mariadb >/dev/null 2>&1 || { log "the mariadb client is not installed"; exit 2; }
 
 [[ "$table" != sbtest1 ]] || "$root/bench/sysbench_table.sh"
 
-url_decode() { local s="${1//+/ }"; printf '%b' "${s//%/\\x}"; }
-
 # The client gets the URL's connection through a private option file: no password on a command line.
-private_dir="$(mktemp -d)"
-trap 'rm -rf "$private_dir"' EXIT
-chmod 700 "$private_dir"
-url="${ROWPUMP_MYSQL_URL#mysql://}"
-url="${url%%\?*}"
-userinfo="${url%@*}"
-hostport="${url##*@}"
-hostport="${hostport%%/*}"
-db_name="$(url_decode "${url##*/}")"
-db_password=""
-[[ "$userinfo" == *:* ]] && db_password="$(url_decode "${userinfo#*:}")"
-[[ -n "$db_password" ]] || db_password="${ROWPUMP_MYSQL_PASSWORD:-}"
-client_config="$private_dir/client.cnf"
-cat >"$client_config" <<EOF
-[client]
-host=${hostport%%:*}
-port=$([[ "$hostport" == *:* ]] && echo "${hostport##*:}" || echo 3306)
-user=$(url_decode "${userinfo%%:*}")
-password=$db_password
-EOF
+make_private_dir rp_bench_read
+mysql_connection
 
-state_dir="${ROWPUMP_STATE_DIR:-$root/.state}"
-server_pid="${BENCH_SERVER_PID:-$(cat "$state_dir/mariadb/mariadbd.pid" 2>/dev/null || true)}"
+server_pid="${BENCH_SERVER_PID:-$(service_pid mariadb)}"
 [[ "$server_pid" =~ ^[0-9]+$ && -r "/proc/$server_pid/stat" ]] || server_pid=""
 [[ -n "$server_pid" ]] || log "the server's pid is unknown (set BENCH_SERVER_PID): no server CPU column"
 clock_ticks="$(getconf CLK_TCK)"
 
-# utime + stime of the server process, in clock ticks (fields 14 and 15 after the command name).
-server_ticks() {
-  if [[ -z "$server_pid" ]]; then echo 0; return; fi
-  sed 's/^.*) //' "/proc/$server_pid/stat" | awk '{ print $12 + $13 }'
-}
+# The server's CPU so far, in clock ticks (0 when its pid is unknown).
+server_ticks() { cpu_ticks ${server_pid:+"$server_pid"}; }
 
 # Runs one command with stdout to /dev/null; records "wall cpu server_cpu" seconds in
 # $private_dir/<name>.times and prints the wall time.
@@ -92,8 +67,6 @@ timed() {
     'BEGIN { printf "%s %.3f %.2f\n", w, u + s, d / hz }' >>"$private_dir/$name.times"
   echo "$wall"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 client() { mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name"; }
 rowpump_read() { "$rowpump_bin" read --table "$table" --page-size "$1" --format "$2"; }
@@ -134,7 +107,6 @@ for ((round = 0; round < runs; ++round)); do
   log "$line"
 done
 
-column_median() { cut -d' ' -f"$2" "$private_dir/$1.times" | median; }
 client_wall="$(column_median client 1)"
 row() {
   local label="$1" name="$2" server="n/a"

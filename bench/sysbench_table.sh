@@ -8,68 +8,33 @@
 #   bench/sysbench_table.sh --sequence always use the SEQUENCE-engine inserts
 #
 # Environment: ROWPUMP_MYSQL_URL (mysql://user:pass@host:port/db; eval "$(scripts/services.sh env)"),
-# BENCH_TABLE_SIZE (1000000). Passwords go through a private option file, never the command line.
+# BENCH_TABLE_SIZE (1000000), BENCH_TABLE (sbtest1; any other name is built with the SEQUENCE-engine
+# inserts, as sysbench only makes tables named sbtestN). Passwords go through a private option file,
+# never the command line.
 set -euo pipefail
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib/common.sh"
 table_size="${BENCH_TABLE_SIZE:-1000000}"
+table="${BENCH_TABLE:-sbtest1}"
 force_sequence=false
 case "${1:-}" in
   "") ;;
   --sequence) force_sequence=true ;;
   *) echo "usage: $0 [--sequence]" >&2; exit 2 ;;
 esac
-[[ "$table_size" =~ ^[1-9][0-9]*$ ]] || { echo "sysbench_table.sh: bad BENCH_TABLE_SIZE: $table_size" >&2; exit 2; }
+[[ "$table_size" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_TABLE_SIZE: $table_size"; exit 2; }
+[[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
+[[ "$table" == sbtest1 ]] || force_sequence=true
 
-log() { echo "sysbench_table.sh: $*" >&2; }
-
-url_decode() { local s="${1//+/ }"; printf '%b' "${s//%/\\x}"; }
-
-# mysql://user[:pass]@host[:port]/db[?...]  ->  db_user db_password db_host db_port db_name
-parse_mysql_url() {
-  local url="$1" rest userinfo hostport
-  [[ "$url" == mysql://* ]] || { log "ROWPUMP_MYSQL_URL must start with mysql://"; exit 2; }
-  rest="${url#mysql://}"
-  rest="${rest%%\?*}"
-  [[ "$rest" == *@* ]] || { log "ROWPUMP_MYSQL_URL has no user (mysql://user:pass@host:port/db)"; exit 2; }
-  userinfo="${rest%@*}"
-  rest="${rest##*@}"
-  hostport="${rest%%/*}"
-  db_name="$(url_decode "${rest#"$hostport"}")"
-  db_name="${db_name#/}"
-  db_user="$(url_decode "${userinfo%%:*}")"
-  db_password=""
-  [[ "$userinfo" == *:* ]] && db_password="$(url_decode "${userinfo#*:}")"
-  [[ -n "$db_password" ]] || db_password="${ROWPUMP_MYSQL_PASSWORD:-}"
-  db_host="${hostport%%:*}"
-  db_port=3306
-  [[ "$hostport" == *:* ]] && db_port="${hostport##*:}"
-  [[ -n "$db_name" ]] || { log "ROWPUMP_MYSQL_URL names no database"; exit 2; }
-}
-
-[[ -n "${ROWPUMP_MYSQL_URL:-}" ]] || {
-  log "ROWPUMP_MYSQL_URL is not set; run: eval \"\$(scripts/services.sh env)\""
-  exit 2
-}
-parse_mysql_url "$ROWPUMP_MYSQL_URL"
-
-private_dir="$(mktemp -d)"
-trap 'rm -rf "$private_dir"' EXIT
-chmod 700 "$private_dir"
-client_config="$private_dir/client.cnf"
-cat >"$client_config" <<EOF
-[client]
-host=$db_host
-port=$db_port
-user=$db_user
-password=$db_password
-EOF
-
-sql() { mariadb --defaults-extra-file="$client_config" --batch -N "$db_name" -e "$1"; }
+require_env ROWPUMP_MYSQL_URL
+make_private_dir rp_bench_table
+mysql_connection
 
 existing_rows() {
   local exists
-  exists="$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'sbtest1'")"
-  if [[ "$exists" == 0 ]]; then echo none; else sql "SELECT COUNT(*) FROM sbtest1"; fi
+  exists="$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '$table'")"
+  if [[ "$exists" == 0 ]]; then echo none; else sql "SELECT COUNT(*) FROM $table"; fi
 }
 
 prepare_with_sysbench() {
@@ -96,32 +61,32 @@ EOF
 
 # The same schema and value shapes as sysbench: c is ten groups of 11 digits, pad five, k random in [1, n].
 prepare_with_sequence() {
-  log "creating sbtest1 with SEQUENCE-engine inserts: $table_size rows"
+  log "creating $table with SEQUENCE-engine inserts: $table_size rows"
   local group="LPAD(FLOOR(RAND() * 100000000000), 11, '0')"
   local c_value="CONCAT_WS('-', $group, $group, $group, $group, $group, $group, $group, $group, $group, $group)"
   local pad_value="CONCAT_WS('-', $group, $group, $group, $group, $group)"
-  sql "DROP TABLE IF EXISTS sbtest1;
-       CREATE TABLE sbtest1 (
+  sql "DROP TABLE IF EXISTS $table;
+       CREATE TABLE $table (
          id INTEGER NOT NULL AUTO_INCREMENT,
          k INTEGER DEFAULT '0' NOT NULL,
          c CHAR(120) DEFAULT '' NOT NULL,
          pad CHAR(60) DEFAULT '' NOT NULL,
          PRIMARY KEY (id)
        ) ENGINE = InnoDB;
-       INSERT INTO sbtest1 (id, k, c, pad)
+       INSERT INTO $table (id, k, c, pad)
          SELECT seq, FLOOR(1 + RAND() * $table_size), $c_value, $pad_value FROM seq_1_to_$table_size;
-       CREATE INDEX k_1 ON sbtest1 (k);
-       ANALYZE TABLE sbtest1;" >/dev/null
+       CREATE INDEX k_1 ON $table (k);
+       ANALYZE TABLE $table;" >/dev/null
 }
 
 rows="$(existing_rows)"
 if [[ "$rows" == "$table_size" ]]; then
-  log "$db_name.sbtest1 already has $rows rows; nothing to do"
+  log "$db_name.$table already has $rows rows; nothing to do"
   exit 0
 fi
 if [[ "$rows" != none ]]; then
-  log "$db_name.sbtest1 has $rows rows, not $table_size: rebuilding it"
-  sql "DROP TABLE sbtest1"
+  log "$db_name.$table has $rows rows, not $table_size: rebuilding it"
+  sql "DROP TABLE $table"
 fi
 
 started=$SECONDS
@@ -131,5 +96,5 @@ if $force_sequence || ! prepare_with_sysbench; then
 fi
 
 rows="$(existing_rows)"
-[[ "$rows" == "$table_size" ]] || { log "sbtest1 ended with $rows rows, expected $table_size"; exit 1; }
-log "$db_name.sbtest1 ready: $rows rows in $((SECONDS - started)) s"
+[[ "$rows" == "$table_size" ]] || { log "$table ended with $rows rows, expected $table_size"; exit 1; }
+log "$db_name.$table ready: $rows rows in $((SECONDS - started)) s"

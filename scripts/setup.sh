@@ -15,7 +15,7 @@ packages=(
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps
 )
-bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine)
+bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time)
 
 with_bench="${ROWPUMP_SETUP_BENCH:-0}"
 for arg in "$@"; do

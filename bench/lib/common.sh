@@ -1,0 +1,159 @@
+# shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
+# Sourced by the bench/*.sh scripts (they set $root first): log, the load-average guard, a private temp dir,
+# MySQL and Redis connections from ROWPUMP_MYSQL_URL / ROWPUMP_REDIS_URL with no password on any command
+# line, rowpump's sink URLs with password files, server CPU ticks, medians.
+
+bench_name="$(basename "$0")"
+log() { echo "$bench_name: $*" >&2; }
+
+# require_env NAME: exits 2, with the hint, when the connection variable NAME is empty.
+require_env() {
+  [[ -n "${!1:-}" ]] || { log "$1 is not set; run: eval \"\$(scripts/services.sh env)\""; exit 2; }
+}
+
+# require_rowpump PATH
+require_rowpump() {
+  [[ -x "$1" ]] || { log "no rowpump binary at $1 (build it, or set ROWPUMP_BIN)"; exit 2; }
+}
+
+url_decode() { local s="${1//+/ }"; printf '%b' "${s//%/\\x}"; }
+
+uptime_line() { uptime | sed 's/^ *//'; }
+
+# refuse_when_loaded MAX_LOAD FORCE: wall times on a loaded machine mostly measure the CPU share the runs
+# got, so this exits 3 while the 1-minute load average is above MAX_LOAD, unless FORCE is 1. Sets
+# load_before and uptime_before for the results.
+refuse_when_loaded() {
+  load_before="$(cut -d' ' -f1 /proc/loadavg)"
+  uptime_before="$(uptime_line)"
+  if [[ "$2" != 1 ]] && awk -v l="$load_before" -v m="$1" 'BEGIN { exit !(l > m) }'; then
+    log "the 1-minute load average is $load_before on $(nproc) cores (limit $1): timings would mostly"
+    log "measure the CPU share the runs get. Try again later, or set BENCH_FORCE=1 (or BENCH_MAX_LOAD)."
+    exit 3
+  fi
+}
+
+# make_private_dir [PREFIX]: $private_dir, mode 700, for the option and password files; removed at exit
+# (a script that sets its own EXIT trap removes it there).
+make_private_dir() {
+  private_dir="$(mktemp -d -t "${1:-rp_bench}.XXXXXX")"
+  chmod 700 "$private_dir"
+  trap 'rm -rf "$private_dir"' EXIT
+}
+
+# mysql_connection [OPTION_LINE...]: ROWPUMP_MYSQL_URL, mysql://user[:pass]@host[:port]/db[?query] (the
+# password may instead be in ROWPUMP_MYSQL_PASSWORD), into db_user, db_password, db_host, db_port, db_name;
+# the clients (mariadb, mydumper, sql) get it through the option file $client_config in $private_dir, with
+# the extra option lines, since a command line is readable by every user (ps). Also sets mysql_sink, the
+# same URL without its password (see rowpump_password_files).
+mysql_connection() {
+  local url="$ROWPUMP_MYSQL_URL" rest query="" userinfo hostport db_path
+  [[ "$url" == mysql://* ]] || { log "ROWPUMP_MYSQL_URL must start with mysql://"; exit 2; }
+  rest="${url#mysql://}"
+  [[ "$rest" == *\?* ]] && query="?${rest#*\?}"
+  rest="${rest%%\?*}"
+  [[ "$rest" == *@* ]] || { log "ROWPUMP_MYSQL_URL has no user (mysql://user:pass@host:port/db)"; exit 2; }
+  userinfo="${rest%@*}"
+  rest="${rest##*@}"
+  hostport="${rest%%/*}"
+  db_path="${rest#"$hostport"}"
+  db_path="${db_path#/}"
+  db_name="$(url_decode "$db_path")"
+  db_user="$(url_decode "${userinfo%%:*}")"
+  db_password=""
+  [[ "$userinfo" == *:* ]] && db_password="$(url_decode "${userinfo#*:}")"
+  [[ -n "$db_password" ]] || db_password="${ROWPUMP_MYSQL_PASSWORD:-}"
+  db_host="${hostport%%:*}"
+  db_port=3306
+  [[ "$hostport" == *:* ]] && db_port="${hostport##*:}"
+  [[ -n "$db_name" ]] || { log "ROWPUMP_MYSQL_URL names no database"; exit 2; }
+  mysql_sink="mysql://${userinfo%%:*}@$hostport/$db_path$query"
+  client_config="$private_dir/client.cnf"
+  {
+    printf '[client]\nhost=%s\nport=%s\nuser=%s\npassword=%s\n' "$db_host" "$db_port" "$db_user" "$db_password"
+    (($# == 0)) || printf '%s\n' "$@"
+  } >"$client_config"
+}
+
+sql() { mariadb --defaults-extra-file="$client_config" --batch -N "$db_name" -e "$1"; }
+
+# redis_connection: ROWPUMP_REDIS_URL, redis://[[user]:pass@]host[:port][/db][?query], into redis_user
+# (still URL-encoded), redis_auth (the password), redis_host, redis_port, redis_db and redis_sink, the URL
+# without its password. redis ARGS... runs redis-cli on it, the password in REDISCLI_AUTH.
+redis_connection() {
+  local rest="${ROWPUMP_REDIS_URL#redis://}" query="" userinfo hostport
+  [[ "$rest" == *\?* ]] && query="?${rest#*\?}"
+  rest="${rest%%\?*}"
+  redis_auth=""
+  redis_user=""
+  if [[ "$rest" == *@* ]]; then
+    userinfo="${rest%@*}"
+    rest="${rest##*@}"
+    if [[ "$userinfo" == *:* ]]; then
+      redis_user="${userinfo%%:*}"
+      redis_auth="$(url_decode "${userinfo#*:}")"
+    else
+      redis_user="$userinfo"
+    fi
+  fi
+  hostport="${rest%%/*}"
+  redis_host="${hostport%%:*}"
+  redis_port=6379
+  [[ "$hostport" == *:* ]] && redis_port="${hostport##*:}"
+  redis_db=0
+  [[ "$rest" == */* && -n "${rest#*/}" ]] && redis_db="${rest#*/}"
+  redis_sink="redis://${redis_user:+$redis_user@}$hostport/$redis_db$query"
+}
+
+redis() {
+  local user_args=()
+  [[ -z "$redis_user" ]] || user_args=(--user "$(url_decode "$redis_user")")
+  if [[ -n "$redis_auth" ]]; then
+    REDISCLI_AUTH="$redis_auth" redis-cli -h "$redis_host" -p "$redis_port" -n "$redis_db" "${user_args[@]}" "$@"
+  else
+    redis-cli -h "$redis_host" -p "$redis_port" -n "$redis_db" "$@"
+  fi
+}
+
+# rowpump_password_files: rowpump gets $mysql_sink / $redis_sink on its command line, so the passwords go
+# through ROWPUMP_MYSQL_PASSWORD_FILE and ROWPUMP_REDIS_PASSWORD_FILE, files in $private_dir.
+rowpump_password_files() {
+  if [[ -n "${db_password:-}" ]]; then
+    printf '%s' "$db_password" >"$private_dir/mysql.password"
+    export ROWPUMP_MYSQL_PASSWORD_FILE="$private_dir/mysql.password"
+  fi
+  if [[ -n "${redis_auth:-}" ]]; then
+    printf '%s' "$redis_auth" >"$private_dir/redis.password"
+    export ROWPUMP_REDIS_PASSWORD_FILE="$private_dir/redis.password"
+  fi
+}
+
+# service_pid mariadb|redis: the pid of scripts/services.sh's server (pid file under ROWPUMP_STATE_DIR,
+# default .state), or nothing when it is not known or not running.
+service_pid() {
+  local file pid
+  case "$1" in
+    mariadb) file=mariadb/mariadbd.pid ;;
+    redis) file=redis/redis-server.pid ;;
+  esac
+  pid="$(tr -dc 0-9 2>/dev/null <"${ROWPUMP_STATE_DIR:-$root/.state}/$file" || true)"
+  if [[ -n "$pid" && -r "/proc/$pid/stat" ]]; then echo "$pid"; fi
+}
+
+# cpu_ticks PID...: the CPU the processes have used (utime + stime, fields 14 and 15 of /proc/PID/stat,
+# counted after the command name), in clock ticks, summed; 0 for none.
+cpu_ticks() {
+  local pid total=0 ticks
+  for pid in "$@"; do
+    ticks="$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }')" || ticks=0
+    total=$((total + ${ticks:-0}))
+  done
+  echo "$total"
+}
+
+# median [FILE]: the median of the numbers, one a line, in FILE or stdin.
+median() { sort -n "$@" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# column_median NAME N: the median of column N of $private_dir/NAME.times.
+column_median() { cut -d' ' -f"$2" "$private_dir/$1.times" | median; }
+# joined FILE: the first column of FILE as "a, b, c", the single runs in a results table.
+joined() { cut -d' ' -f1 "$1" | paste -sd' ' | sed 's/ /, /g'; }
