@@ -47,7 +47,9 @@ struct Workspace {
     std::string scratch;  // base64 of binary values, rewritten numbers, ISO dates
 };
 
-Workspace& workspace() {
+// Not inlined: inlined, GCC recomputes the thread-local address (a __tls_get_addr call in a shared
+// library) at every use in encode() instead of keeping it; out of line, it is one call per row.
+[[gnu::noinline]] Workspace& workspace() {
     thread_local Workspace buffers;
     return buffers;
 }
