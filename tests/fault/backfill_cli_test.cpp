@@ -159,7 +159,7 @@ protected:
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         queue_ = std::string("rp_test:bf_cli.") + test->name() + ":" + std::to_string(::getpid());
         clear_redis();
-        mysql_url_ = std::getenv("ROWPUMP_MYSQL_URL");
+        mysql_url_ = mysql_url_for_command_line();
     }
     void TearDown() override {
         if (redis_) clear_redis();

@@ -189,7 +189,7 @@ protected:
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         const std::string ddl = mysql::queue_table_ddl("x");
         table_ = tables().create(("q_" + std::string(test->name())).substr(0, 40), ddl.substr(ddl.find(" (")));
-        url_ = std::getenv("ROWPUMP_MYSQL_URL");
+        url_ = mysql_url_for_command_line();
     }
 
     void enqueue(int count) {

@@ -190,7 +190,7 @@ protected:
 
     std::string sink_uri() const {
         if (GetParam() == Sink::redis) return redis_url_;
-        return std::getenv("ROWPUMP_MYSQL_URL");
+        return mysql_url_for_command_line();
     }
 
     // `rows` rows with ids 3, 6, 9, ... (gaps, so ranges are not just row numbers), built by the

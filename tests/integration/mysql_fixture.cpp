@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "rowpump/error.hpp"
+#include "url.hpp"
 
 namespace rowpump::test {
 
@@ -21,6 +22,19 @@ std::optional<MySqlOptions> mysql_options_from_env() {
     const char* url = std::getenv("ROWPUMP_MYSQL_URL");
     if (!url || !*url) return std::nullopt;
     return MySqlOptions::from_url(url);
+}
+
+std::string mysql_url_for_command_line() {
+    const char* url = std::getenv("ROWPUMP_MYSQL_URL");
+    if (!url || !*url) return "";
+    const std::string text(url);
+    const auto authority = text.find("://");
+    const auto at = text.find('@', authority == std::string::npos ? 0 : authority + 3);
+    const auto colon = text.find(':', authority == std::string::npos ? 0 : authority + 3);
+    if (authority == std::string::npos || at == std::string::npos || colon == std::string::npos || colon > at)
+        return text;
+    ::setenv("ROWPUMP_MYSQL_PASSWORD", percent_decode(text.substr(colon + 1, at - colon - 1)).c_str(), 1);
+    return text.substr(0, colon) + text.substr(at);
 }
 
 std::string hex(std::string_view bytes) {

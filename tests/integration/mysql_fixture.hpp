@@ -25,6 +25,10 @@ using Row = std::vector<Value>;
 
 // ROWPUMP_MYSQL_URL, parsed; nullopt when the variable is unset or empty.
 std::optional<MySqlOptions> mysql_options_from_env();
+// ROWPUMP_MYSQL_URL without its password, for a rowpump child process's command line. The password
+// reaches the child through ROWPUMP_MYSQL_PASSWORD, set here in the environment it inherits, so it never
+// shows in a process list.
+std::string mysql_url_for_command_line();
 // What to tell the developer when ROWPUMP_MYSQL_URL is missing.
 extern const char* const start_services_hint;
 
