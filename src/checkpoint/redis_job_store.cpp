@@ -72,7 +72,7 @@ public:
             // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
             // The lease stays with the id it was taken under until another process takes it over.
             const bool written = connection_.retrying(retry_budget(sink_), [&] {
-                return write_once(range_key, batch, checkpoint);
+                return write_once(range_key, batch.size(), checkpoint);
             });
             if (written) committed_ = checkpoint;
             return written;
@@ -95,7 +95,8 @@ private:
     // change to the range since its fence was read (a takeover) aborts the EXEC, so the pushes and the
     // checkpoint are applied together or not at all. Native pushes are pipelined and parsed while the rest
     // of the page is still being sent; a Lua script would first receive the whole page, then loop over it.
-    bool write_once(const std::string& range_key, const std::vector<Message>& batch, const std::string& checkpoint) {
+    // The pushes are the ones plan_ holds for this page; `rows` is their count, added to the range's total.
+    bool write_once(const std::string& range_key, std::size_t rows, const std::string& checkpoint) {
         connection_.append({"WATCH", range_key});
         connection_.append({"HMGET", range_key, "status", "owner", "last_key"});
         const auto fence = connection_.read_replies(2).at(1).elements;
@@ -113,8 +114,8 @@ private:
         argv.insert(argv.end(), plan_.ready_keys().begin(), plan_.ready_keys().end());
         argv.push_back(plan_.delayed_key());
         const std::string lease_ms = std::to_string(lease_milliseconds());
-        const std::string rows = std::to_string(batch.size());
-        argv.insert(argv.end(), {lease_ms, checkpoint, rows});
+        const std::string row_count = std::to_string(rows);
+        argv.insert(argv.end(), {lease_ms, checkpoint, row_count});
         connection_.append(argv);
         connection_.append({"EXEC"});
         const auto replies = connection_.read_replies(pushes + 3);
