@@ -85,10 +85,12 @@ struct QueueStats {
 // Priority: higher first; then available_at, then id.
 
 enum class ClaimMode {
-    // UPDATE ... LIMIT n marks the rows as owned by CONNECTION_ID(), then a SELECT reads them back: the
-    // SQL a worker in any language can run, no transaction; claimers queue on the first rows.
+    // No transaction: a plain SELECT reads n due rows, then UPDATE ... WHERE status = 'ready' AND (id,
+    // version) marks those still ready as owned by CONNECTION_ID(). When another claimer took some in
+    // between, a SELECT by owner reads back which. Workers in other languages may run the shorter
+    // `UPDATE ... ORDER BY ... LIMIT n` + `SELECT ... WHERE owner = CONNECTION_ID()` on the same table.
     update_then_select,
-    // SELECT ... FOR UPDATE SKIP LOCKED, UPDATE by id, COMMIT: claimers take different rows in parallel
+    // SELECT ... FOR UPDATE SKIP LOCKED, UPDATE by id, COMMIT: claimers never wait for each other's rows
     // (MySQL 8.0 / MariaDB 10.6 and later).
     skip_locked,
 };

@@ -81,16 +81,18 @@ std::string table_engine(Connection& connection, const std::string& table) {
     return result->next() ? result->getString(1).asStdString() : std::string();
 }
 
-void warn_without_claim_index(Connection& connection, const std::string& table) {
+std::string find_claim_index(Connection& connection, const std::string& table) {
     auto indexes = connection.query(
-        "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS "
-        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? GROUP BY INDEX_NAME",
+        "SELECT INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS "
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? GROUP BY INDEX_NAME ORDER BY INDEX_NAME",
         {table});
     while (indexes->next()) {
-        if (indexes->getString(1).asStdString().starts_with("status,priority,available_at")) return;
+        if (indexes->getString(2).asStdString().starts_with("status,priority,available_at"))
+            return indexes->getString(1).asStdString();
     }
     log().warn("queue table {} has no index on (status, priority, available_at, id): claims will scan the table",
                quote_identifier(table));
+    return {};
 }
 
 }  // namespace
@@ -132,7 +134,7 @@ void create_queue_table(Connection& connection, const std::string& table) {
     connection.execute_text(queue_table_ddl(table));
 }
 
-void check_queue_table(Connection& connection, const std::string& table) {
+std::string check_queue_table(Connection& connection, const std::string& table) {
     validate_queue_table_name(table);
     const std::string engine = table_engine(connection, table);
     if (engine.empty())
@@ -167,7 +169,7 @@ void check_queue_table(Connection& connection, const std::string& table) {
         problems += (problems.empty() ? "" : ", ") + problem;
     }
     if (!problems.empty()) throw UsageError(wrong_shape(table, problems));
-    warn_without_claim_index(connection, table);
+    return find_claim_index(connection, table);
 }
 
 }  // namespace rowpump::mysql

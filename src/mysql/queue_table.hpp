@@ -21,7 +21,8 @@ void create_queue_table(Connection& connection, const std::string& table);
 // Reads information_schema and throws UsageError naming every column that is missing or has the wrong
 // type, or when the table does not exist or is not InnoDB (claims need row locks and transactions):
 // "queue table `q` has the wrong shape: column `status` is missing; choose another --queue or drop the
-// table". A missing claim index is only worth a warning: the queue works, slowly.
-void check_queue_table(Connection& connection, const std::string& table);
+// table". Returns the name of the claim index, the one on (status, priority, available_at, ...); a
+// missing one is only worth a warning (the queue works, slowly) and returns "".
+std::string check_queue_table(Connection& connection, const std::string& table);
 
 }  // namespace rowpump::mysql

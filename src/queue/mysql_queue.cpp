@@ -1,5 +1,7 @@
 // MySqlQueue's consumer operations: claim, ack, fail, release, touch (the SQL is in mysql_queue_sql.cpp).
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <span>
 #include <unordered_set>
 
@@ -32,12 +34,12 @@ StaleClaim stale(const std::string& table, const Task& task) {
 }  // namespace
 
 MySqlQueue::Impl::Impl(MySqlOptions mysql, MySqlQueueOptions queue)
-    : connection(std::move(mysql)), options(std::move(queue)), sql(options.table) {
+    : connection(std::move(mysql)), options(std::move(queue)), sql(options.table, "") {
     queue::validate(options.retry);
     if (options.max_crashes < 1)
         throw UsageError("max crashes must be at least 1, not " + std::to_string(options.max_crashes));
     prepare_session();
-    run([&] { mysql::check_queue_table(connection, options.table); });
+    sql = queue::QueueSql(options.table, run([&] { return mysql::check_queue_table(connection, options.table); }));
 }
 
 void MySqlQueue::Impl::prepare_session() {
@@ -48,6 +50,7 @@ const std::vector<std::int64_t>& MySqlQueue::Impl::due_levels(bool fresh) {
     const auto now = std::chrono::steady_clock::now();
     if (!fresh && now < levels_expire) return levels;
     levels.clear();
+    cursors.clear();
     auto rows = connection.query(sql.levels);
     while (rows->next()) {
         if (rows->getString(1).asStdString() == "ready" && !rows->isNull(3) && rows->getInt64(3) >= 0)
@@ -56,6 +59,73 @@ const std::vector<std::int64_t>& MySqlQueue::Impl::due_levels(bool fresh) {
     std::sort(levels.rbegin(), levels.rend());
     levels_expire = now + levels_ttl;
     return levels;
+}
+
+void MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks) {
+    const bool lock = options.claim_mode == ClaimMode::skip_locked;
+    const std::size_t wanted_total = tasks.size() + n;
+    while (tasks.size() < wanted_total) {
+        const std::uint64_t wanted = wanted_total - tasks.size();
+        const auto cursor = cursors.find(level);
+        std::unique_ptr<sql::ResultSet> rows;
+        if (cursor == cursors.end()) {
+            rows = connection.query(lock ? sql.lock_due : sql.due_ready, {level, wanted});
+        } else {
+            const ClaimCursor& after = cursor->second;
+            rows = connection.query(lock ? sql.lock_due_after : sql.due_ready_after,
+                                    {level, after.available_at, after.available_at, after.id, wanted});
+        }
+        std::vector<Task> read;
+        std::string last_available_at;
+        while (rows->next()) {
+            read.push_back(read_task(*rows));
+            last_available_at = rows->getString(5).asStdString();
+        }
+        if (!read.empty()) {
+            cursors[level] = {std::move(last_available_at), read.back().id};
+            claim_ready(read);
+            std::move(read.begin(), read.end(), std::back_inserter(tasks));
+        }
+        if (read.size() < wanted) {
+            // No more due rows after the cursor; rows before it get one read from the head.
+            if (cursor == cursors.end()) break;
+            cursors.erase(level);
+        }
+    }
+}
+
+void MySqlQueue::Impl::claim_ready(std::vector<Task>& read) {
+    std::uint64_t claimed = 0;
+    std::vector<mysql::Param> params;
+    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
+        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
+        const std::size_t shape = queue::padded_rows(rows);
+        params.clear();
+        for (std::size_t i = 0; i < shape; ++i) {
+            const Task& task = read[first + std::min(i, rows - 1)];
+            params.emplace_back(task.id);
+            params.emplace_back(task.version);
+        }
+        claimed += connection.execute(sql.claim_ready(shape), params);
+    }
+    if (claimed == read.size()) {
+        for (Task& task : read) ++task.version;
+        return;
+    }
+    // Another consumer took some of them since the read: only the rows can tell which.
+    std::vector<Task> held;
+    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
+        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
+        const std::size_t shape = queue::padded_rows(rows);
+        params.clear();
+        for (std::size_t i = 0; i < shape; ++i) params.emplace_back(read[first + std::min(i, rows - 1)].id);
+        auto result = connection.query(sql.claimed_rows(shape), params);
+        while (result->next()) held.push_back(read_task(*result));
+    }
+    std::erase_if(read, [&](const Task& task) {
+        return std::none_of(held.begin(), held.end(), [&](const Task& h) { return h.id == task.id && h.version == task.version + 1; });
+    });
+    for (Task& task : read) ++task.version;
 }
 
 bool MySqlQueue::Impl::is_done_at(std::uint64_t id, std::uint64_t version) {
@@ -80,56 +150,19 @@ void MySqlQueue::create_table(const MySqlOptions& options, const std::string& ta
 std::vector<Task> MySqlQueue::claim(std::size_t n) {
     if (n == 0) return {};
     Impl& q = *impl_;
-    std::vector<Task> claimed;
-    if (q.options.claim_mode == ClaimMode::update_then_select) {
-        claimed = q.run([&] {
-            std::vector<Task> tasks;
-            std::uint64_t updated = 0;
-            for (const bool fresh : {false, true}) {
-                for (std::int64_t level : q.due_levels(fresh)) {
-                    updated += q.connection.execute(q.sql.claim_level, {level, static_cast<std::uint64_t>(n - updated)});
-                    if (updated >= n) break;
-                }
-                if (updated > 0) break;
+    const auto claim_levels = [&] {
+        std::vector<Task> tasks;
+        for (const bool fresh : {false, true}) {
+            for (std::int64_t level : q.due_levels(fresh)) {
+                q.claim_at(level, n - tasks.size(), tasks);
+                if (tasks.size() >= n) break;
             }
-            if (updated == 0) return tasks;
-            auto rows = q.connection.query(q.sql.claimed_rows);
-            while (rows->next()) {
-                Task task = read_task(*rows);
-                auto held = q.held.find(task.id);
-                if (held == q.held.end() || held->second != task.version) tasks.push_back(std::move(task));
-            }
-            return tasks;
-        });
-    } else {
-        claimed = q.run([&] {
-            return q.in_transaction([&] {
-                std::vector<Task> tasks;
-                // Asking again only when the cached levels gave nothing: a second pass over a level would
-                // return the rows this transaction just locked (SKIP LOCKED skips only others' locks).
-                for (const bool fresh : {false, true}) {
-                    for (std::int64_t level : q.due_levels(fresh)) {
-                        auto rows = q.connection.query(q.sql.lock_level, {level, static_cast<std::uint64_t>(n - tasks.size())});
-                        while (rows->next()) tasks.push_back(read_task(*rows));
-                        if (tasks.size() >= n) break;
-                    }
-                    if (!tasks.empty()) break;
-                }
-                std::vector<mysql::Param> ids;
-                for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
-                    const std::size_t rows = std::min(queue::max_rows_per_statement, tasks.size() - first);
-                    const std::size_t shape = queue::padded_rows(rows);
-                    ids.clear();
-                    for (std::size_t i = 0; i < shape; ++i) ids.emplace_back(tasks[first + std::min(i, rows - 1)].id);
-                    q.connection.execute(q.sql.mark_claimed(shape), ids);
-                }
-                for (Task& task : tasks) ++task.version;
-                return tasks;
-            });
-        });
-    }
-    for (const Task& task : claimed) q.held[task.id] = task.version;
-    return claimed;
+            if (!tasks.empty()) break;
+        }
+        return tasks;
+    };
+    if (q.options.claim_mode == ClaimMode::update_then_select) return q.run(claim_levels);
+    return q.run([&] { return q.in_transaction(claim_levels); });
 }
 
 void MySqlQueue::ack(const Task& task) {
@@ -163,7 +196,6 @@ std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& task_list) {
                     stale_tasks.push_back(first + i);
             }
         }
-        for (const Task& task : chunk) q.held.erase(task.id);
     }
     return stale_tasks;
 }
@@ -178,7 +210,6 @@ FailOutcome MySqlQueue::fail(const Task& task, const std::string& error) {
         task.id,                                 task.version};
     // A retry after a lost reply finds the version moved on and reports the task stale: it was failed.
     const auto changed = q.run([&] { return q.connection.execute(q.sql.fail, params); });
-    q.held.erase(task.id);
     if (changed == 0) throw stale(q.options.table, task);
     return task.attempts + 1 >= retry.max_attempts ? FailOutcome::dead : FailOutcome::retried;
 }
@@ -187,8 +218,7 @@ void MySqlQueue::release(const std::vector<Task>& tasks) {
     Impl& q = *impl_;
     for (const Task& task : tasks) {
         q.run([&] { return q.connection.execute(q.sql.release, {task.id, task.version}); });
-        q.held.erase(task.id);
-    }
+        }
 }
 
 void MySqlQueue::touch() {

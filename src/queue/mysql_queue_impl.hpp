@@ -25,6 +25,12 @@ struct MySqlQueue::Impl {
     bool is_done_at(std::uint64_t id, std::uint64_t version);
     // Sets up the session: READ COMMITTED, so claims lock the rows they take and no gaps.
     void prepare_session();
+    // Claims up to n due rows of priority `level`, after the level's cursor first (mysql_queue_sql.hpp):
+    // reads them (skip_locked: locks them), marks them claimed, and appends those it got to `tasks`.
+    void claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks);
+    // Marks the rows just read claimed, at the version read; drops from `read` those another consumer
+    // took in between, and moves the rest to their claimed version.
+    void claim_ready(std::vector<Task>& read);
     // Calls `action`, retrying transient failures (deadlocks, a lost connection) on a session set up again.
     template <class Action>
     auto run(Action&& action) -> decltype(action());
@@ -35,11 +41,16 @@ struct MySqlQueue::Impl {
     mysql::Connection connection;
     MySqlQueueOptions options;
     queue::QueueSql sql;
-    // id -> version of every claim this object made and has not finished: a claim's read-back returns
-    // every row the session owns, and these are not new.
-    std::unordered_map<std::uint64_t, std::uint64_t> held;
     std::vector<std::int64_t> levels;
     std::chrono::steady_clock::time_point levels_expire;
+    // Per priority level, the claim-index position (available_at as text, id) of the last row this
+    // object claimed there: the next claim starts after it. Cleared whenever the levels are read again,
+    // and per level when it finds too few rows (mysql_queue_sql.hpp says why).
+    struct ClaimCursor {
+        std::string available_at;
+        std::uint64_t id = 0;
+    };
+    std::unordered_map<std::int64_t, ClaimCursor> cursors;
 };
 
 // Asking for the levels costs a statement per claim, as much as the claim itself at batch 1.

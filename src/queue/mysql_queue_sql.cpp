@@ -24,17 +24,20 @@ constexpr const char* lost_claim =
 
 std::size_t padded_rows(std::size_t rows) { return std::bit_ceil(std::clamp<std::size_t>(rows, 1, max_rows_per_statement)); }
 
-QueueSql::QueueSql(const std::string& table) : table_(mysql::quote_identifier(table)) {
+QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : table_(mysql::quote_identifier(table)) {
     const std::string& t = table_;
     levels = "SELECT status, priority, TIMESTAMPDIFF(MICROSECOND, MIN(available_at), NOW(6)) FROM " + t +
              " GROUP BY status, priority";
-    claim_level = "UPDATE " + t + " SET " + claim_assignments +
-                  " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6) ORDER BY available_at, id LIMIT ?";
-    claimed_rows = "SELECT id, payload, version, attempts FROM " + t +
-                   " WHERE owner = CONNECTION_ID() AND status = 'claimed' ORDER BY priority DESC, available_at, id";
-    lock_level = "SELECT id, payload, version, attempts FROM " + t +
-                 " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6) ORDER BY available_at, id LIMIT ? "
-                 "FOR UPDATE SKIP LOCKED";
+    // FORCE INDEX: for the cursor's OR, the optimizer may choose to merge the primary key in and sort.
+    const std::string ready_rows = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM " +
+                                   (claim_index.empty() ? t : t + " FORCE INDEX (" + mysql::quote_identifier(claim_index) + ")") +
+                                   " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6)";
+    const std::string after_cursor = " AND (available_at > ? OR (available_at = ? AND id > ?))";
+    const std::string in_claim_order = " ORDER BY available_at, id LIMIT ?";
+    due_ready = ready_rows + in_claim_order;
+    due_ready_after = ready_rows + after_cursor + in_claim_order;
+    lock_due = due_ready + " FOR UPDATE SKIP LOCKED";
+    lock_due_after = due_ready_after + " FOR UPDATE SKIP LOCKED";
     // Assignments run left to right (MySQL and MariaDB): status and available_at read the old attempts.
     fail = "UPDATE " + t +
            " SET status = IF(attempts + 1 >= ?, 'dead', 'ready'), "
@@ -59,6 +62,12 @@ QueueSql::QueueSql(const std::string& table) : table_(mysql::quote_identifier(ta
 
 namespace {
 
+std::string id_version_pairs(std::size_t rows) {
+    std::string pairs;
+    for (std::size_t row = 0; row < rows; ++row) pairs += row == 0 ? "(id = ? AND version = ?)" : " OR (id = ? AND version = ?)";
+    return pairs;
+}
+
 std::string id_list(std::size_t rows) {
     std::string list = "id IN (";
     for (std::size_t row = 0; row < rows; ++row) list += row == 0 ? "?" : ", ?";
@@ -82,16 +91,21 @@ std::string QueueSql::reap_ready(std::size_t rows) const {
            id_list(rows) + " AND " + lost_claim;
 }
 
-std::string QueueSql::mark_claimed(std::size_t rows) const {
-    return "UPDATE " + table_ + " SET " + claim_assignments + " WHERE " + id_list(rows);
+std::string QueueSql::claim_ready(std::size_t rows) const {
+    return "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET " + claim_assignments + " WHERE status = 'ready' AND (" +
+           id_version_pairs(rows) + ")";
+}
+
+std::string QueueSql::claimed_rows(std::size_t rows) const {
+    return "SELECT id, payload, version, attempts FROM " + table_ + " FORCE INDEX (PRIMARY) WHERE " + id_list(rows) +
+           " AND owner = CONNECTION_ID() AND status = 'claimed'";
 }
 
 std::string QueueSql::ack(std::size_t rows) const {
     // FORCE INDEX: with few claimed rows the optimizer prefers the (status, ...) index and then reads
     // every claimed row of every consumer; the primary key reads just these.
-    std::string sql = "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET status = 'done', owner = 0 WHERE status = 'claimed' AND (";
-    for (std::size_t row = 0; row < rows; ++row) sql += row == 0 ? "(id = ? AND version = ?)" : " OR (id = ? AND version = ?)";
-    return sql + ")";
+    return "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET status = 'done', owner = 0 WHERE status = 'claimed' AND (" +
+           id_version_pairs(rows) + ")";
 }
 
 }  // namespace rowpump::queue

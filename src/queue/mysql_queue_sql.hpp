@@ -7,6 +7,24 @@
 // ready row (a filesort per claim). Per level, `WHERE status='ready' AND priority=? ORDER BY
 // available_at, id LIMIT n` is a range read of n index entries. The levels that have an available task
 // come from a loose index scan (`GROUP BY status, priority`: two index dives per level).
+//
+// A claim reads due ready rows through that index without locks, then marks them claimed through the
+// primary key (`... WHERE status = 'ready' AND ((id = ? AND version = ?) OR ...)`); only when another
+// consumer took some of them in between does it read back the ones it got (`... AND owner =
+// CONNECTION_ID() AND status = 'claimed'`). Two things are wrong with the shorter
+// `UPDATE ... ORDER BY available_at, id LIMIT n` through the claim index, which a worker in another
+// language may still run against the same table:
+// - It locks index entry, then row. When a level has fewer due rows than n, it also locks the entry
+//   after them: often a claimed row whose ack holds the row and is moving that entry. Claim and ack then
+//   wait for each other, and on a live queue, where levels run dry all the time, that deadlock is common.
+//   Here every write locks rows through the primary key first, as ack, fail and the reaper do.
+// - A claim moves its rows out of the ready part of the index, but InnoDB only delete-marks the old
+//   entries; purge removes them a few hundred commits later. A read from the head of a level steps over
+//   every entry claimed since and checks each against its row: on a busy queue, ten thousand entries and
+//   two thirds of a claim's cost. So a consumer reads after the last entry it took (`..._after`: params
+//   priority, available_at, available_at, id, limit), and from the head again when that finds too few
+//   rows and whenever it asks for the levels anew. Rows it skips meanwhile (a reaped claim, a released
+//   task, a row committed late) wait at most that long.
 #include <cstddef>
 #include <string>
 
@@ -21,16 +39,19 @@ std::size_t padded_rows(std::size_t rows);
 constexpr std::size_t lost_claims_per_read = 8192;
 
 struct QueueSql {
-    explicit QueueSql(const std::string& table);
+    // `claim_index`: the name of the (status, priority, available_at, id) index, which the claims force;
+    // "" when the table has none.
+    QueueSql(const std::string& table, const std::string& claim_index);
 
     // status, priority, microseconds since the level's earliest available_at (negative: none due yet).
     std::string levels;
-    // update_then_select: params priority, limit.
-    std::string claim_level;
-    // The rows this session holds, in claim order: id, payload, version, attempts.
-    std::string claimed_rows;
-    // skip_locked: params priority, limit; id, payload, version, attempts of locked rows.
-    std::string lock_level;
+    // params priority, limit -> id, payload, version, attempts, available_at as text of the due ready rows
+    // of a level, in claim order.
+    // update_then_select reads them without locks; skip_locked locks them (`lock_due...`).
+    std::string due_ready;
+    std::string due_ready_after;
+    std::string lock_due;
+    std::string lock_due_after;
     // params: max_attempts, max_attempts, cap us, base us, jitter factor in millionths, last_error, id,
     // version.
     std::string fail;
@@ -50,8 +71,11 @@ struct QueueSql {
     // owner, tasks, microseconds since the oldest claim, owner in the processlist.
     std::string holders;
 
-    // UPDATE ... WHERE id IN (? x rows): marks locked rows claimed (skip_locked).
-    std::string mark_claimed(std::size_t rows) const;
+    // UPDATE ... claimed WHERE status = 'ready' AND ((id=? AND version=?) OR ... x rows): claims those still
+    // ready at the version read.
+    std::string claim_ready(std::size_t rows) const;
+    // id, payload, version, attempts of the rows among `rows` ids that this session holds.
+    std::string claimed_rows(std::size_t rows) const;
     // UPDATE ... done WHERE status='claimed' AND ((id=? AND version=?) OR ... x rows).
     std::string ack(std::size_t rows) const;
     // Takes back the lost claims among `rows` ids: params ids, max_crashes, timeout us (dead: those

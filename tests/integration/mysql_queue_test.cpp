@@ -8,12 +8,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "mysql/connection.hpp"
 #include "mysql/queue_table.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
@@ -137,6 +139,54 @@ TEST_P(ClaimModeTest, HigherPriorityFirstThenAvailableAtThenId) {
     std::vector<std::string> expected;
     for (int n : {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 1, 2, 3, 4}) expected.push_back("{\"n\":" + std::to_string(n) + "}");
     EXPECT_EQ(order, expected);
+}
+
+// A claim whose level has fewer due rows than it asks for reads past them, to the first claimed row. If it
+// locked that entry on the way (the claim index first, then the row), it would wait for an ack holding
+// the row, while the ack waits for the entry: a deadlock on every queue that runs dry.
+TEST_P(ClaimModeTest, AClaimThatRunsOutOfDueRowsDoesNotWaitForAnAckInFlight) {
+    enqueue(0, 20);
+    MySqlQueue first = open(GetParam());
+    const auto held = first.claim(10);
+    ASSERT_EQ(held.size(), 10u);
+    // An ack in flight: its transaction holds the oldest claimed row, the first entry past the ready ones.
+    mysql::Connection acker(options());
+    acker.execute_text("START TRANSACTION");
+    acker.execute("UPDATE " + mysql::quote_identifier(table_) + " SET updated_at = NOW(6) WHERE id = ?", {held.front().id});
+
+    MySqlQueue second = open(GetParam());
+    auto claim = std::async(std::launch::async, [&] { return second.claim(100); });
+    const bool finished = claim.wait_for(10s) == std::future_status::ready;
+    acker.execute_text("ROLLBACK");
+    EXPECT_TRUE(finished) << "the claim waited for the lock of a row it does not take";
+    const auto rest = claim.get();
+    ASSERT_EQ(rest.size(), 10u);
+    EXPECT_EQ(rest.front().payload, "{\"n\":10}");
+    EXPECT_EQ(rest.back().payload, "{\"n\":19}");
+}
+
+// A consumer reads on after the last row it claimed, so a row that comes back behind that point (released
+// here; reaped or committed late in production) waits until the consumer asks for the levels again.
+TEST_P(ClaimModeTest, ARowBehindTheClaimCursorIsClaimedOnceTheLevelsAreReadAgain) {
+    enqueue(0, 300);
+    MySqlQueue queue = open(GetParam());
+    const auto first = queue.claim(100);
+    ASSERT_EQ(first.size(), 100u);
+    queue.release({first.front()});
+    std::this_thread::sleep_for(250ms);  // past the 200 ms the levels (and the cursors) are cached
+    const auto next = queue.claim(100);
+    ASSERT_EQ(next.size(), 100u);
+    EXPECT_EQ(next.front().id, first.front().id) << "the released task, the oldest ready one, should come first";
+    EXPECT_EQ(next.front().payload, "{\"n\":0}");
+
+    std::set<std::uint64_t> seen;
+    for (const auto* batch : {&first, &next}) {
+        for (const Task& task : *batch) seen.insert(task.id);
+    }
+    for (auto tasks = queue.claim(100); !tasks.empty(); tasks = queue.claim(100)) {
+        for (const Task& task : tasks) EXPECT_TRUE(seen.insert(task.id).second) << "task " << task.id << " claimed twice";
+    }
+    EXPECT_EQ(seen.size(), 300u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ClaimModeTest, ::testing::Values(ClaimMode::skip_locked, ClaimMode::update_then_select),
