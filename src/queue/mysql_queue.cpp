@@ -61,19 +61,18 @@ const std::vector<std::int64_t>& MySqlQueue::Impl::due_levels(bool fresh) {
     return levels;
 }
 
-void MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks) {
-    const bool lock = options.claim_mode == ClaimMode::skip_locked;
-    const std::size_t wanted_total = tasks.size() + n;
-    while (tasks.size() < wanted_total) {
-        const std::uint64_t wanted = wanted_total - tasks.size();
+bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks) {
+    const std::size_t before = tasks.size();
+    for (int reads = 0; reads < max_reads_per_claim && tasks.size() < before + n; ++reads) {
+        const std::uint64_t wanted = before + n - tasks.size();
         const auto cursor = cursors.find(level);
+        const bool from_head = cursor == cursors.end();
         std::unique_ptr<sql::ResultSet> rows;
-        if (cursor == cursors.end()) {
-            rows = connection.query(lock ? sql.lock_due : sql.due_ready, {level, wanted});
+        if (from_head) {
+            rows = connection.query(sql.due_ready, {level, wanted});
         } else {
             const ClaimCursor& after = cursor->second;
-            rows = connection.query(lock ? sql.lock_due_after : sql.due_ready_after,
-                                    {level, after.available_at, after.available_at, after.id, wanted});
+            rows = connection.query(sql.due_ready_after, {level, after.available_at, after.available_at, after.id, wanted});
         }
         std::vector<Task> read;
         std::string last_available_at;
@@ -81,17 +80,43 @@ void MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
             read.push_back(read_task(*rows));
             last_available_at = rows->getString(5).asStdString();
         }
-        if (!read.empty()) {
+        const std::size_t found = read.size();
+        if (found > 0) {
             cursors[level] = {std::move(last_available_at), read.back().id};
+            if (options.claim_mode == ClaimMode::skip_locked) keep_locked(read);
             claim_ready(read);
-            std::move(read.begin(), read.end(), std::back_inserter(tasks));
         }
-        if (read.size() < wanted) {
+        const bool collided = read.size() < found;
+        std::move(read.begin(), read.end(), std::back_inserter(tasks));
+        if (found < wanted) {
             // No more due rows after the cursor; rows before it get one read from the head.
-            if (cursor == cursors.end()) break;
+            if (from_head) return true;
             cursors.erase(level);
+        } else if (collided && tasks.size() > before) {
+            // Other consumers are claiming the same rows: hand over what this claim has (its transaction,
+            // in skip_locked, holds them) rather than chase them.
+            return false;
         }
     }
+    return false;
+}
+
+void MySqlQueue::Impl::keep_locked(std::vector<Task>& read) {
+    std::unordered_set<std::uint64_t> locked;
+    std::vector<mysql::Param> params;
+    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
+        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
+        const std::size_t shape = queue::padded_rows(rows);
+        params.clear();
+        for (std::size_t i = 0; i < shape; ++i) {
+            const Task& task = read[first + std::min(i, rows - 1)];
+            params.emplace_back(task.id);
+            params.emplace_back(task.version);
+        }
+        auto result = connection.query(sql.lock_ready(shape), params);
+        while (result->next()) locked.insert(result->getUInt64(1));
+    }
+    std::erase_if(read, [&](const Task& task) { return !locked.contains(task.id); });
 }
 
 void MySqlQueue::Impl::claim_ready(std::vector<Task>& read) {
@@ -154,8 +179,8 @@ std::vector<Task> MySqlQueue::claim(std::size_t n) {
         std::vector<Task> tasks;
         for (const bool fresh : {false, true}) {
             for (std::int64_t level : q.due_levels(fresh)) {
-                q.claim_at(level, n - tasks.size(), tasks);
-                if (tasks.size() >= n) break;
+                // A lower level only once this one has no due rows left.
+                if (!q.claim_at(level, n - tasks.size(), tasks) || tasks.size() >= n) break;
             }
             if (!tasks.empty()) break;
         }

@@ -26,8 +26,13 @@ struct MySqlQueue::Impl {
     // Sets up the session: READ COMMITTED, so claims lock the rows they take and no gaps.
     void prepare_session();
     // Claims up to n due rows of priority `level`, after the level's cursor first (mysql_queue_sql.hpp):
-    // reads them (skip_locked: locks them), marks them claimed, and appends those it got to `tasks`.
-    void claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks);
+    // reads them, (skip_locked: locks them,) marks them claimed, and appends those it got to `tasks`.
+    // Returns whether the level has no due rows left; it may also stop short when other consumers are
+    // claiming the same rows.
+    bool claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks);
+    // skip_locked: locks the rows just read that are still ready at the version read, skipping those
+    // another consumer has locked, and drops the others from `read`.
+    void keep_locked(std::vector<Task>& read);
     // Marks the rows just read claimed, at the version read; drops from `read` those another consumer
     // took in between, and moves the rest to their claimed version.
     void claim_ready(std::vector<Task>& read);
@@ -55,6 +60,9 @@ struct MySqlQueue::Impl {
 
 // Asking for the levels costs a statement per claim, as much as the claim itself at batch 1.
 inline constexpr std::chrono::milliseconds levels_ttl{200};
+// Reads a claim makes at one level before it gives up on rows other consumers keep taking first. A
+// bound, because in skip_locked the claim's transaction keeps growing its lock memory until it commits.
+inline constexpr int max_reads_per_claim = 16;
 
 template <class Action>
 auto MySqlQueue::Impl::run(Action&& action) -> decltype(action()) {

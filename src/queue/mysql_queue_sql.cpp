@@ -36,8 +36,6 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
     const std::string in_claim_order = " ORDER BY available_at, id LIMIT ?";
     due_ready = ready_rows + in_claim_order;
     due_ready_after = ready_rows + after_cursor + in_claim_order;
-    lock_due = due_ready + " FOR UPDATE SKIP LOCKED";
-    lock_due_after = due_ready_after + " FOR UPDATE SKIP LOCKED";
     // Assignments run left to right (MySQL and MariaDB): status and available_at read the old attempts.
     fail = "UPDATE " + t +
            " SET status = IF(attempts + 1 >= ?, 'dead', 'ready'), "
@@ -94,6 +92,11 @@ std::string QueueSql::reap_ready(std::size_t rows) const {
 std::string QueueSql::claim_ready(std::size_t rows) const {
     return "UPDATE " + table_ + " FORCE INDEX (PRIMARY) SET " + claim_assignments + " WHERE status = 'ready' AND (" +
            id_version_pairs(rows) + ")";
+}
+
+std::string QueueSql::lock_ready(std::size_t rows) const {
+    return "SELECT id FROM " + table_ + " FORCE INDEX (PRIMARY) WHERE status = 'ready' AND (" + id_version_pairs(rows) +
+           ") FOR UPDATE SKIP LOCKED";
 }
 
 std::string QueueSql::claimed_rows(std::size_t rows) const {

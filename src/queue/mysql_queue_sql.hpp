@@ -11,13 +11,15 @@
 // A claim reads due ready rows through that index without locks, then marks them claimed through the
 // primary key (`... WHERE status = 'ready' AND ((id = ? AND version = ?) OR ...)`); only when another
 // consumer took some of them in between does it read back the ones it got (`... AND owner =
-// CONNECTION_ID() AND status = 'claimed'`). Two things are wrong with the shorter
-// `UPDATE ... ORDER BY available_at, id LIMIT n` through the claim index, which a worker in another
-// language may still run against the same table:
+// CONNECTION_ID() AND status = 'claimed'`). skip_locked locks them first, in a transaction, with
+// `SELECT ... FOR UPDATE SKIP LOCKED` through the primary key. Two things are wrong with a locking read
+// through the claim index (`UPDATE ... ORDER BY available_at, id LIMIT n`, or the same SELECT ... FOR
+// UPDATE SKIP LOCKED), which a worker in another language may still run against the same table:
 // - It locks index entry, then row. When a level has fewer due rows than n, it also locks the entry
 //   after them: often a claimed row whose ack holds the row and is moving that entry. Claim and ack then
-//   wait for each other, and on a live queue, where levels run dry all the time, that deadlock is common.
-//   Here every write locks rows through the primary key first, as ack, fail and the reaper do.
+//   wait for each other (SKIP LOCKED does not skip such an entry on MariaDB 10.11 either), and on a live
+//   queue, where levels run dry all the time, that deadlock is common. Here every lock is taken through
+//   the primary key first, as ack, fail and the reaper do.
 // - A claim moves its rows out of the ready part of the index, but InnoDB only delete-marks the old
 //   entries; purge removes them a few hundred commits later. A read from the head of a level steps over
 //   every entry claimed since and checks each against its row: on a busy queue, ten thousand entries and
@@ -46,12 +48,9 @@ struct QueueSql {
     // status, priority, microseconds since the level's earliest available_at (negative: none due yet).
     std::string levels;
     // params priority, limit -> id, payload, version, attempts, available_at as text of the due ready rows
-    // of a level, in claim order.
-    // update_then_select reads them without locks; skip_locked locks them (`lock_due...`).
+    // of a level, in claim order, read without locks.
     std::string due_ready;
     std::string due_ready_after;
-    std::string lock_due;
-    std::string lock_due_after;
     // params: max_attempts, max_attempts, cap us, base us, jitter factor in millionths, last_error, id,
     // version.
     std::string fail;
@@ -71,6 +70,9 @@ struct QueueSql {
     // owner, tasks, microseconds since the oldest claim, owner in the processlist.
     std::string holders;
 
+    // SELECT id ... WHERE status = 'ready' AND ((id=? AND version=?) OR ... x rows) FOR UPDATE SKIP LOCKED:
+    // the rows still ready at the version read that no one else is claiming (skip_locked).
+    std::string lock_ready(std::size_t rows) const;
     // UPDATE ... claimed WHERE status = 'ready' AND ((id=? AND version=?) OR ... x rows): claims those still
     // ready at the version read.
     std::string claim_ready(std::size_t rows) const;
