@@ -6,7 +6,7 @@
 // task is acknowledged (enqueueing is not timed), which is what "tasks/s" means to an operator. Prints a
 // markdown table; bench/results/queue.md has the figures and the machine note.
 //
-//   queue_bench [--tasks N] [--tasks-batch1 N] [--only mysql|redis] [--runs R]
+//   queue_bench [--tasks N] [--tasks-batch1 N] [--only mysql|redis] [--batch 1|100] [--consumers 1|4|8] [--runs R]
 // Needs ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (scripts/services.sh env); uses the table rp_bench_queue
 // and the key prefix rp_bench:queue, both removed at the end. The table goes to stdout; retried deadlocks
 // and lock waits are logged on stderr as they happen.
@@ -46,6 +46,12 @@ struct Settings {
     int tasks_batch1 = 5'000;   // per run at batch 1 (a round trip or three per task)
     int runs = 1;               // repetitions; the median is reported
     std::string only;
+    std::size_t batch = 0;      // 0: both 1 and 100
+    std::size_t consumers = 0;  // 0: 1, 4 and 8
+
+    bool wants(std::size_t batch_size, std::size_t consumer_count) const {
+        return (batch == 0 || batch == batch_size) && (consumers == 0 || consumers == consumer_count);
+    }
 };
 
 struct Run {
@@ -209,6 +215,8 @@ Settings parse(int argc, char** argv) {
         else if (flag == "--tasks-batch1") settings.tasks_batch1 = std::atoi(argv[i + 1]);
         else if (flag == "--runs") settings.runs = std::max(1, std::atoi(argv[i + 1]));
         else if (flag == "--only") settings.only = argv[i + 1];
+        else if (flag == "--batch") settings.batch = static_cast<std::size_t>(std::atoi(argv[i + 1]));
+        else if (flag == "--consumers") settings.consumers = static_cast<std::size_t>(std::atoi(argv[i + 1]));
         else {
             std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
             std::exit(2);
@@ -239,6 +247,7 @@ int main(int argc, char** argv) {
         for (const ClaimMode mode : {ClaimMode::update_then_select, ClaimMode::skip_locked}) {
             for (const std::size_t batch : {std::size_t{1}, std::size_t{100}}) {
                 for (const std::size_t consumers : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+                    if (!settings.wants(batch, consumers)) continue;
                     const int tasks = batch == 1 ? settings.tasks_batch1 : settings.tasks;
                     std::vector<Run> runs;
                     for (int r = 0; r < settings.runs; ++r) runs.push_back(mysql_run(options, mode, batch, consumers, tasks));
@@ -253,6 +262,7 @@ int main(int argc, char** argv) {
         const auto options = RedisOptions::from_url(redis_url);
         for (const std::size_t batch : {std::size_t{1}, std::size_t{100}}) {
             for (const std::size_t consumers : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+                if (!settings.wants(batch, consumers)) continue;
                 const int tasks = batch == 1 ? settings.tasks_batch1 * 4 : settings.tasks * 4;
                 std::vector<Run> runs;
                 for (int r = 0; r < settings.runs; ++r) runs.push_back(redis_run(options, batch, consumers, tasks));

@@ -1,6 +1,7 @@
 // MySqlQueue's consumer operations: claim, ack, fail, release, touch (the SQL is in mysql_queue_sql.cpp).
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <span>
 #include <unordered_set>
@@ -34,7 +35,10 @@ StaleClaim stale(const std::string& table, const Task& task) {
 }  // namespace
 
 MySqlQueue::Impl::Impl(MySqlOptions mysql, MySqlQueueOptions queue)
-    : connection(std::move(mysql)), options(std::move(queue)), sql(options.table, "") {
+    : connection(std::move(mysql)),
+      options(std::move(queue)),
+      sql(options.table, ""),
+      cursors(queue::ClaimCursors::shared(connection.options().redacted() + " " + options.table)) {
     queue::validate(options.retry);
     if (options.max_crashes < 1)
         throw UsageError("max crashes must be at least 1, not " + std::to_string(options.max_crashes));
@@ -50,48 +54,57 @@ const std::vector<std::int64_t>& MySqlQueue::Impl::due_levels(bool fresh) {
     const auto now = std::chrono::steady_clock::now();
     if (!fresh && now < levels_expire) return levels;
     levels.clear();
-    cursors.clear();
-    auto rows = connection.query(sql.levels);
-    while (rows->next()) {
-        if (rows->getString(1).asStdString() == "ready" && !rows->isNull(3) && rows->getInt64(3) >= 0)
-            levels.push_back(rows->getInt64(2));
-    }
-    std::sort(levels.rbegin(), levels.rend());
+    cursors->forget_older_than(levels_ttl);
+    for (const auto& [level, waited_us] : ready_levels())
+        if (waited_us >= 0) levels.push_back(level);
     levels_expire = now + levels_ttl;
     return levels;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> MySqlQueue::Impl::ready_levels() {
+    std::vector<std::pair<std::int64_t, std::int64_t>> ready;
+    for (std::int64_t below = std::numeric_limits<std::int64_t>::max();;) {
+        auto next = connection.query(sql.next_level, {below});
+        if (!next->next() || next->isNull(1)) break;
+        below = next->getInt64(1);
+        auto wait = connection.query(sql.level_wait, {below});
+        // A row claimed between the two reads can leave the level empty: no wait, nothing due.
+        if (wait->next() && !wait->isNull(1)) ready.emplace_back(below, wait->getInt64(1));
+    }
+    return ready;
 }
 
 bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<Task>& tasks) {
     const std::size_t before = tasks.size();
     for (int reads = 0; reads < max_reads_per_claim && tasks.size() < before + n; ++reads) {
         const std::uint64_t wanted = before + n - tasks.size();
-        const auto cursor = cursors.find(level);
-        const bool from_head = cursor == cursors.end();
-        std::unique_ptr<sql::ResultSet> rows;
-        if (from_head) {
-            rows = connection.query(sql.due_ready, {level, wanted});
-        } else {
-            const ClaimCursor& after = cursor->second;
-            rows = connection.query(sql.due_ready_after, {level, after.available_at, after.available_at, after.id, wanted});
-        }
+        bool from_head = false;
         std::vector<Task> read;
-        std::string last_available_at;
-        while (rows->next()) {
-            read.push_back(read_task(*rows));
-            last_available_at = rows->getString(5).asStdString();
+        {
+            const auto reading = cursors->lock();
+            const auto cursor = cursors->at(level);
+            from_head = !cursor;
+            auto rows = from_head ? connection.query(sql.due_ready, {level, wanted})
+                                  : connection.query(sql.due_ready_after,
+                                                     {level, cursor->available_at, cursor->available_at, cursor->id, wanted});
+            std::string last_available_at;
+            while (rows->next()) {
+                read.push_back(read_task(*rows));
+                last_available_at = rows->getString(5).asStdString();
+            }
+            // No more due rows after the cursor: the next read starts at the head, for the rows before it.
+            if (read.size() < wanted && !from_head) cursors->erase(level);
+            else if (!read.empty()) cursors->move(level, {std::move(last_available_at), read.back().id});
         }
         const std::size_t found = read.size();
         if (found > 0) {
-            cursors[level] = {std::move(last_available_at), read.back().id};
             if (options.claim_mode == ClaimMode::skip_locked) keep_locked(read);
             claim_ready(read);
         }
         const bool collided = read.size() < found;
         std::move(read.begin(), read.end(), std::back_inserter(tasks));
         if (found < wanted) {
-            // No more due rows after the cursor; rows before it get one read from the head.
             if (from_head) return true;
-            cursors.erase(level);
         } else if (collided && tasks.size() > before) {
             // Other consumers are claiming the same rows: hand over what this claim has (its transaction,
             // in skip_locked, holds them) rather than chase them.

@@ -89,10 +89,8 @@ QueueStats MySqlQueue::stats(std::uint64_t count_limit) {
         stats.done = count("done");
         stats.dead = count("dead");
 
-        auto levels = q.connection.query(q.sql.levels);
-        while (levels->next()) {
-            if (levels->getString(1).asStdString() != "ready" || levels->isNull(3)) continue;
-            const double waited = seconds_from_microseconds(levels->getInt64(3));
+        for (const auto& [level, waited_us] : q.ready_levels()) {
+            const double waited = seconds_from_microseconds(waited_us);
             if (waited >= 0 && (!stats.oldest_ready_seconds || waited > *stats.oldest_ready_seconds))
                 stats.oldest_ready_seconds = waited;
         }

@@ -2,12 +2,15 @@
 // MySqlQueue's state, shared by the consumer operations (mysql_queue.cpp) and the maintenance ones
 // (mysql_queue_admin.cpp).
 #include <chrono>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
 #include "mysql/connection.hpp"
+#include "queue/claim_cursors.hpp"
 #include "queue/mysql_queue_sql.hpp"
 #include "rowpump/queue.hpp"
 
@@ -20,6 +23,9 @@ struct MySqlQueue::Impl {
     // now. A claim asks again whenever the cached levels gave it nothing, so a cached answer can only hide
     // a level that appeared in the meantime: a task of a new, higher priority waits at most levels_ttl.
     const std::vector<std::int64_t>& due_levels(bool fresh);
+    // Every priority that has a ready row, highest first, with the microseconds since its earliest
+    // available_at (negative: none due yet).
+    std::vector<std::pair<std::int64_t, std::int64_t>> ready_levels();
     // Whether the row is done at this version: after an ack that changed fewer rows than it named, tells
     // the tasks acknowledged before (or by a lost reply) from the stale ones.
     bool is_done_at(std::uint64_t id, std::uint64_t version);
@@ -48,14 +54,8 @@ struct MySqlQueue::Impl {
     queue::QueueSql sql;
     std::vector<std::int64_t> levels;
     std::chrono::steady_clock::time_point levels_expire;
-    // Per priority level, the claim-index position (available_at as text, id) of the last row this
-    // object claimed there: the next claim starts after it. Cleared whenever the levels are read again,
-    // and per level when it finds too few rows (mysql_queue_sql.hpp says why).
-    struct ClaimCursor {
-        std::string available_at;
-        std::uint64_t id = 0;
-    };
-    std::unordered_map<std::int64_t, ClaimCursor> cursors;
+    // Where this process's claims on the table have read up to (claim_cursors.hpp).
+    std::shared_ptr<queue::ClaimCursors> cursors;
 };
 
 // Asking for the levels costs a statement per claim, as much as the claim itself at batch 1.

@@ -26,8 +26,12 @@ std::size_t padded_rows(std::size_t rows) { return std::bit_ceil(std::clamp<std:
 
 QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : table_(mysql::quote_identifier(table)) {
     const std::string& t = table_;
-    levels = "SELECT status, priority, TIMESTAMPDIFF(MICROSECOND, MIN(available_at), NOW(6)) FROM " + t +
-             " GROUP BY status, priority";
+    // MIN and MAX over a prefix of the claim index are a single index dive ("Select tables optimized
+    // away") whatever the table's statistics say; a GROUP BY is a loose index scan only when they say
+    // the table is big, and queue tables are emptied and refilled faster than statistics follow.
+    next_level = "SELECT MAX(priority) FROM " + t + " WHERE status = 'ready' AND priority < ?";
+    level_wait = "SELECT TIMESTAMPDIFF(MICROSECOND, MIN(available_at), NOW(6)) FROM " + t +
+                 " WHERE status = 'ready' AND priority = ?";
     // FORCE INDEX: for the cursor's OR, the optimizer may choose to merge the primary key in and sort.
     const std::string ready_rows = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM " +
                                    (claim_index.empty() ? t : t + " FORCE INDEX (" + mysql::quote_identifier(claim_index) + ")") +

@@ -6,7 +6,7 @@
 // `ORDER BY priority DESC, available_at, id` mixes directions, which MySQL can only do by sorting every
 // ready row (a filesort per claim). Per level, `WHERE status='ready' AND priority=? ORDER BY
 // available_at, id LIMIT n` is a range read of n index entries. The levels that have an available task
-// come from a loose index scan (`GROUP BY status, priority`: two index dives per level).
+// come from two index dives per level (`MAX(priority) ... WHERE priority < ?`, then `MIN(available_at)`).
 //
 // A claim reads due ready rows through that index without locks, then marks them claimed through the
 // primary key (`... WHERE status = 'ready' AND ((id = ? AND version = ?) OR ...)`); only when another
@@ -45,8 +45,10 @@ struct QueueSql {
     // "" when the table has none.
     QueueSql(const std::string& table, const std::string& claim_index);
 
-    // status, priority, microseconds since the level's earliest available_at (negative: none due yet).
-    std::string levels;
+    // params: priority -> the highest priority below it that has a ready row (NULL: none).
+    std::string next_level;
+    // params: priority -> microseconds since the level's earliest available_at (negative: none due yet).
+    std::string level_wait;
     // params priority, limit -> id, payload, version, attempts, available_at as text of the due ready rows
     // of a level, in claim order, read without locks.
     std::string due_ready;
