@@ -58,7 +58,9 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
         ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     command->add_option("--batch", options.batch, "Tasks claimed at a time per worker")
         ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-    command->add_option("--claim-mode", options.claim_mode, "MySQL claim SQL")
+    command->add_option("--claim-mode", options.claim_mode,
+                        "MySQL claims: skip-locked (default: claimers never wait for each other) or "
+                        "update-then-select (no transaction; the faster one in bench/results/queue.md)")
         ->check(CLI::IsMember({"skip-locked", "update-then-select"}));
     add_retry_options(*command, options);
     add_claim_timeout(*command, options);
