@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "mysql/queue_table.hpp"
@@ -24,6 +25,28 @@ Task read_task(sql::ResultSet& row) {
     task.version = row.getUInt64(3);
     task.attempts = row.getInt(4);
     return task;
+}
+
+// What a statement over a list of tasks binds: ids alone, or (id, version) pairs.
+enum class Bind { ids, id_versions };
+
+// Calls each(first, chunk, shape, params) for every run of at most max_rows_per_statement tasks, starting
+// at tasks[first], with `params` holding the chunk padded to `shape` rows by repeating its last task
+// (queue::padded_rows).
+template <class Each>
+void for_each_chunk(std::span<const Task> tasks, Bind bind, Each each) {
+    std::vector<mysql::Param> params;
+    for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
+        const auto chunk = tasks.subspan(first, std::min(queue::max_rows_per_statement, tasks.size() - first));
+        const std::size_t shape = queue::padded_rows(chunk.size());
+        params.clear();
+        for (std::size_t i = 0; i < shape; ++i) {
+            const Task& task = chunk[std::min(i, chunk.size() - 1)];
+            params.emplace_back(task.id);
+            if (bind == Bind::id_versions) params.emplace_back(task.version);
+        }
+        each(first, chunk, shape, params);
+    }
 }
 
 StaleClaim stale(const std::string& table, const Task& task) {
@@ -116,53 +139,30 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
 
 void MySqlQueue::Impl::keep_locked(std::vector<Task>& read) {
     std::unordered_set<std::uint64_t> locked;
-    std::vector<mysql::Param> params;
-    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
-        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
-        const std::size_t shape = queue::padded_rows(rows);
-        params.clear();
-        for (std::size_t i = 0; i < shape; ++i) {
-            const Task& task = read[first + std::min(i, rows - 1)];
-            params.emplace_back(task.id);
-            params.emplace_back(task.version);
-        }
+    for_each_chunk(read, Bind::id_versions, [&](std::size_t, auto, std::size_t shape, const auto& params) {
         auto result = connection.query(sql.lock_ready(shape), params);
         while (result->next()) locked.insert(result->getUInt64(1));
-    }
+    });
     std::erase_if(read, [&](const Task& task) { return !locked.contains(task.id); });
 }
 
 void MySqlQueue::Impl::claim_ready(std::vector<Task>& read) {
     std::uint64_t claimed = 0;
-    std::vector<mysql::Param> params;
-    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
-        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
-        const std::size_t shape = queue::padded_rows(rows);
-        params.clear();
-        for (std::size_t i = 0; i < shape; ++i) {
-            const Task& task = read[first + std::min(i, rows - 1)];
-            params.emplace_back(task.id);
-            params.emplace_back(task.version);
-        }
+    for_each_chunk(read, Bind::id_versions, [&](std::size_t, auto, std::size_t shape, const auto& params) {
         claimed += connection.execute(sql.claim_ready(shape), params);
-    }
-    if (claimed == read.size()) {
-        for (Task& task : read) ++task.version;
-        return;
-    }
-    // Another consumer took some of them since the read: only the rows can tell which.
-    std::vector<Task> held;
-    for (std::size_t first = 0; first < read.size(); first += queue::max_rows_per_statement) {
-        const std::size_t rows = std::min(queue::max_rows_per_statement, read.size() - first);
-        const std::size_t shape = queue::padded_rows(rows);
-        params.clear();
-        for (std::size_t i = 0; i < shape; ++i) params.emplace_back(read[first + std::min(i, rows - 1)].id);
-        auto result = connection.query(sql.claimed_rows(shape), params);
-        while (result->next()) held.push_back(read_task(*result));
-    }
-    std::erase_if(read, [&](const Task& task) {
-        return std::none_of(held.begin(), held.end(), [&](const Task& h) { return h.id == task.id && h.version == task.version + 1; });
     });
+    if (claimed < read.size()) {
+        // Another consumer took some of them since the read: only the rows can tell which.
+        std::unordered_map<std::uint64_t, std::uint64_t> held;  // id -> version
+        for_each_chunk(read, Bind::ids, [&](std::size_t, auto, std::size_t shape, const auto& params) {
+            auto result = connection.query(sql.claimed_rows(shape), params);
+            while (result->next()) held.emplace(result->getUInt64(1), result->getUInt64(3));
+        });
+        std::erase_if(read, [&](const Task& task) {
+            const auto found = held.find(task.id);
+            return found == held.end() || found->second != task.version + 1;
+        });
+    }
     for (Task& task : read) ++task.version;
 }
 
@@ -188,8 +188,8 @@ void MySqlQueue::create_table(const MySqlOptions& options, const std::string& ta
 std::vector<Task> MySqlQueue::claim(std::size_t n) {
     if (n == 0) return {};
     Impl& q = *impl_;
+    std::vector<Task> tasks;
     const auto claim_levels = [&] {
-        std::vector<Task> tasks;
         for (const bool fresh : {false, true}) {
             for (std::int64_t level : q.due_levels(fresh)) {
                 // A lower level only once this one has no due rows left.
@@ -197,35 +197,33 @@ std::vector<Task> MySqlQueue::claim(std::size_t n) {
             }
             if (!tasks.empty()) break;
         }
-        return tasks;
     };
-    if (q.options.claim_mode == ClaimMode::update_then_select) return q.run(claim_levels);
-    return q.run([&] { return q.in_transaction(claim_levels); });
+    if (q.options.claim_mode == ClaimMode::update_then_select) {
+        // Each claim commits by itself: after a transient error, what the attempt claimed is still this
+        // consumer's to finish (the version fences it if the reaper takes it back first).
+        q.run(claim_levels);
+    } else {
+        // A failed attempt rolled its claims back.
+        q.run([&] {
+            tasks.clear();
+            q.in_transaction(claim_levels);
+        });
+    }
+    return tasks;
 }
 
 void MySqlQueue::ack(const Task& task) {
     if (!ack(std::vector<Task>{task}).empty()) throw stale(impl_->options.table, task);
 }
 
-std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& task_list) {
-    const std::span<const Task> tasks(task_list);
+std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& tasks) {
     Impl& q = *impl_;
     std::vector<std::size_t> stale_tasks;
-    std::vector<mysql::Param> params;
-    std::unordered_set<std::uint64_t> distinct;
-    for (std::size_t first = 0; first < tasks.size(); first += queue::max_rows_per_statement) {
-        const auto chunk = tasks.subspan(first, std::min(queue::max_rows_per_statement, tasks.size() - first));
-        const std::size_t shape = queue::padded_rows(chunk.size());
-        params.clear();
-        distinct.clear();
-        for (std::size_t i = 0; i < shape; ++i) {
-            const Task& task = chunk[std::min(i, chunk.size() - 1)];
-            params.emplace_back(task.id);
-            params.emplace_back(task.version);
-            distinct.insert(task.id);
-        }
+    for_each_chunk(tasks, Bind::id_versions, [&](std::size_t first, auto chunk, std::size_t shape, const auto& params) {
         const std::string sql = q.sql.ack(shape);
         const auto acked = q.run([&] { return q.connection.execute(sql, params); });
+        std::unordered_set<std::uint64_t> distinct;
+        for (const Task& task : chunk) distinct.insert(task.id);
         // Fewer rows than tasks: some were done already (a repeated ack, or a retry after a lost reply)
         // or are stale. Only the row itself can tell which.
         if (acked < distinct.size()) {
@@ -234,7 +232,7 @@ std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& task_list) {
                     stale_tasks.push_back(first + i);
             }
         }
-    }
+    });
     return stale_tasks;
 }
 
@@ -256,7 +254,7 @@ void MySqlQueue::release(const std::vector<Task>& tasks) {
     Impl& q = *impl_;
     for (const Task& task : tasks) {
         q.run([&] { return q.connection.execute(q.sql.release, {task.id, task.version}); });
-        }
+    }
 }
 
 void MySqlQueue::touch() {

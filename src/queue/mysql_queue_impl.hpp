@@ -6,7 +6,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <unordered_map>
 #include <vector>
 
 #include "mysql/connection.hpp"
