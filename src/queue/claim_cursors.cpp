@@ -9,6 +9,7 @@ std::shared_ptr<ClaimCursors> ClaimCursors::shared(const std::string& key) {
     // Weak: the cursors of a table go away with its last queue object.
     static std::map<std::string, std::weak_ptr<ClaimCursors>> registry;
     const std::lock_guard lock(registry_mutex);
+    std::erase_if(registry, [](const auto& entry) { return entry.second.expired(); });
     std::weak_ptr<ClaimCursors>& entry = registry[key];
     auto cursors = entry.lock();
     if (!cursors) {
