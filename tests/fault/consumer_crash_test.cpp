@@ -201,10 +201,11 @@ protected:
         for (int i = 0; i < count; ++i) batch.push_back({payload(i), 0, 0});
         sink->write(batch);
     }
-    MySqlQueueOptions queue_options(int max_crashes = 100) const {
+    MySqlQueueOptions queue_options(int max_crashes = 100, ClaimMode mode = ClaimMode::skip_locked) const {
         MySqlQueueOptions queue;
         queue.table = table_;
         queue.max_crashes = max_crashes;
+        queue.claim_mode = mode;
         return queue;
     }
     std::uint64_t count_status(const std::string& status) {
@@ -221,7 +222,11 @@ protected:
     std::string url_;
 };
 
-TEST_F(MySqlConsumerCrashTest, KilledConsumersLoseNothingTheReaperReturnsTheirClaimsAtOnce) {
+// Both claim modes: a skip_locked claim dies with its transaction, an update_then_select claim is
+// committed and waits for the reaper.
+class MySqlConsumerCrashModeTest : public MySqlConsumerCrashTest, public ::testing::WithParamInterface<ClaimMode> {};
+
+TEST_P(MySqlConsumerCrashModeTest, KilledConsumersLoseNothingTheReaperReturnsTheirClaimsAtOnce) {
     constexpr int tasks = 20'000;
     enqueue(tasks);
     std::mutex seen_mutex;
@@ -241,7 +246,7 @@ TEST_F(MySqlConsumerCrashTest, KilledConsumersLoseNothingTheReaperReturnsTheirCl
     // Consumers 0-2 crash in the middle of every fifth batch: their session dies holding it, and they
     // come back with a new one, as a restarted process would.
     const auto consume = [&](int c) {
-        auto queue = std::make_unique<MySqlQueue>(options(), queue_options());
+        auto queue = std::make_unique<MySqlQueue>(options(), queue_options(100, GetParam()));
         int batches = 0;
         while (!stop) {
             const auto claimed = queue->claim(50);
@@ -256,7 +261,7 @@ TEST_F(MySqlConsumerCrashTest, KilledConsumersLoseNothingTheReaperReturnsTheirCl
             if (c < 3 && ++batches % 5 == 0) {
                 kill_session(*queue);
                 ++kills;
-                queue = std::make_unique<MySqlQueue>(options(), queue_options());
+                queue = std::make_unique<MySqlQueue>(options(), queue_options(100, GetParam()));
                 continue;
             }
             queue->ack(claimed);
@@ -276,6 +281,12 @@ TEST_F(MySqlConsumerCrashTest, KilledConsumersLoseNothingTheReaperReturnsTheirCl
     auto crashed = tables().rows("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) + " WHERE crashes > 0");
     EXPECT_GT(std::stoull(*crashed.at(0).at(0)), 0u) << "no task was ever taken back from a killed consumer";
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, MySqlConsumerCrashModeTest,
+                         ::testing::Values(ClaimMode::skip_locked, ClaimMode::update_then_select),
+                         [](const ::testing::TestParamInfo<ClaimMode>& mode) {
+                             return mode.param == ClaimMode::skip_locked ? "skip_locked" : "update_then_select";
+                         });
 
 TEST_F(MySqlConsumerCrashTest, ATaskWhoseConsumersKeepDyingEndsDead) {
     enqueue(1);
