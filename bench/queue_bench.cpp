@@ -7,10 +7,15 @@
 // markdown table; bench/results/queue.md has the figures and the machine note.
 //
 //   queue_bench [--tasks N] [--tasks-batch1 N] [--only mysql|redis] [--batch 1|100] [--consumers 1|4|8] [--runs R]
+//               [--processes]
+// --processes runs each consumer in a process of its own, as consumers on several machines would be (a
+// MySQL queue's consumers share their claim cursor only within a process), instead of a thread each.
 // Needs ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (scripts/services.sh env); uses the table rp_bench_queue
 // and the key prefix rp_bench:queue, both removed at the end. The table goes to stdout; retried deadlocks
 // and lock waits are logged on stderr as they happen.
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,7 +27,9 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,6 +55,7 @@ struct Settings {
     std::string only;
     std::size_t batch = 0;      // 0: both 1 and 100
     std::size_t consumers = 0;  // 0: 1, 4 and 8
+    bool processes = false;     // a process per consumer instead of a thread
 
     bool wants(std::size_t batch_size, std::size_t consumer_count) const {
         return (batch == 0 || batch == batch_size) && (consumers == 0 || consumers == consumer_count);
@@ -65,10 +73,27 @@ struct Run {
 // CPU time is what a loaded, shared machine does not distort much: wall time there mostly measures how
 // much CPU the run was given, CPU per task measures what the work costs.
 double process_cpu_seconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
     const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    double total = 0;
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {  // children: the consumer processes, once reaped
+        rusage usage{};
+        ::getrusage(who, &usage);
+        total += seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    }
+    return total;
+}
+
+// Acks refused, counted in memory that consumer processes share with this one.
+std::atomic<std::uint64_t>& stale_acks() {
+    static auto* counter = [] {
+        void* page = ::mmap(nullptr, sizeof(std::atomic<std::uint64_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED) {
+            std::perror("mmap");
+            std::exit(1);
+        }
+        return new (page) std::atomic<std::uint64_t>(0);
+    }();
+    return *counter;
 }
 
 // utime + stime of a process from /proc (the server runs on this machine: scripts/services.sh).
@@ -116,7 +141,7 @@ std::uint64_t innodb_deadlocks(mysql::Connection& connection) {
 
 // Starts `consumers` threads together and returns the time until all have drained the queue.
 template <class Open, class Drain>
-double drain(std::size_t consumers, Open open, Drain drain_one) {
+double drain_in_threads(std::size_t consumers, Open open, Drain drain_one) {
     std::vector<std::thread> threads;
     std::barrier start(static_cast<std::ptrdiff_t>(consumers + 1));
     for (std::size_t c = 0; c < consumers; ++c) {
@@ -132,7 +157,61 @@ double drain(std::size_t consumers, Open open, Drain drain_one) {
     return std::chrono::duration<double>(Clock::now() - began).count();
 }
 
-Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, std::size_t consumers, int tasks) {
+// The same with a process per consumer: each connects, says so on `ready`, and waits for a byte on `go`.
+template <class Open, class Drain>
+double drain_in_processes(std::size_t consumers, Open open, Drain drain_one) {
+    int ready[2];
+    int go[2];
+    if (::pipe(ready) != 0 || ::pipe(go) != 0) {
+        std::perror("pipe");
+        std::exit(1);
+    }
+    std::fflush(nullptr);
+    std::vector<pid_t> children;
+    for (std::size_t c = 0; c < consumers; ++c) {
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            std::perror("fork");
+            std::exit(1);
+        }
+        if (pid == 0) {
+            int code = 0;
+            try {
+                auto queue = open();
+                char byte = 1;
+                if (::write(ready[1], &byte, 1) != 1 || ::read(go[0], &byte, 1) != 1) throw std::runtime_error("start pipe");
+                drain_one(queue);
+            } catch (const std::exception& error) {
+                std::fprintf(stderr, "consumer process: %s\n", error.what());
+                code = 1;
+            }
+            ::_exit(code);
+        }
+        children.push_back(pid);
+    }
+    char byte = 1;
+    for (std::size_t c = 0; c < consumers; ++c)
+        if (::read(ready[0], &byte, 1) != 1) std::perror("read");
+    const auto began = Clock::now();
+    for (std::size_t c = 0; c < consumers; ++c)
+        if (::write(go[1], &byte, 1) != 1) std::perror("write");
+    for (const pid_t pid : children) {
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::fprintf(stderr, "warning: a consumer process failed\n");
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    for (const int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+    return seconds;
+}
+
+template <class Open, class Drain>
+double drain(std::size_t consumers, bool processes, Open open, Drain drain_one) {
+    return processes ? drain_in_processes(consumers, open, drain_one) : drain_in_threads(consumers, open, drain_one);
+}
+
+Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, std::size_t consumers, int tasks,
+              bool processes) {
     mysql::Connection admin(options);
     admin.execute_text("TRUNCATE TABLE " + mysql::quote_identifier(bench_table));
     SinkSpec spec;
@@ -143,14 +222,15 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
     MySqlQueueOptions queue_options;
     queue_options.table = bench_table;
     queue_options.claim_mode = mode;
-    std::atomic<std::uint64_t> stale{0};
+    std::atomic<std::uint64_t>& stale = stale_acks();
+    stale = 0;
     const auto before = innodb_deadlocks(admin);
     const long server = mariadb_pid(admin);
     const double server_before = proc_cpu_seconds(server);
     const double client_before = process_cpu_seconds();
     Run run;
     run.seconds = drain(
-        consumers, [&] { return MySqlQueue(options, queue_options); },
+        consumers, processes, [&] { return MySqlQueue(options, queue_options); },
         [&](MySqlQueue& queue) {
             for (auto claimed = queue.claim(batch); !claimed.empty(); claimed = queue.claim(batch))
                 stale += queue.ack(claimed).size();
@@ -166,7 +246,7 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
     return run;
 }
 
-Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consumers, int tasks) {
+Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consumers, int tasks, bool processes) {
     redis::Connection admin(options);
     admin.command({"DEL", bench_queue});
     SinkSpec spec;
@@ -176,12 +256,13 @@ Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consum
 
     RedisQueueOptions queue_options;
     queue_options.queue = bench_queue;
-    std::atomic<std::uint64_t> stale{0};
+    std::atomic<std::uint64_t>& stale = stale_acks();
+    stale = 0;
     const double server_before = redis_cpu_seconds(admin);
     const double client_before = process_cpu_seconds();
     Run run;
     run.seconds = drain(
-        consumers, [&] { return RedisQueue(options, queue_options); },
+        consumers, processes, [&] { return RedisQueue(options, queue_options); },
         [&](RedisQueue& queue) {
             for (auto popped = queue.pop(batch); !popped.empty(); popped = queue.pop(batch))
                 stale += queue.ack(popped).size();
@@ -198,10 +279,11 @@ Run median(std::vector<Run> runs) {
     return runs[runs.size() / 2];
 }
 
-void print_row(const char* backend, const char* mode, std::size_t batch, std::size_t consumers, int tasks, const Run& run,
-               bool mysql) {
+void print_row(const char* backend, const char* mode, std::size_t batch, std::size_t consumers, bool processes, int tasks,
+               const Run& run, bool mysql) {
     const double per_thousand = 1000.0 / tasks * 1000.0;  // CPU seconds per task -> ms per 1000 tasks
-    std::printf("| %s | %s | %zu | %zu | %d | %.2f | %.0f | %.0f | %.0f | %s | %llu |\n", backend, mode, batch, consumers,
+    const std::string who = std::to_string(consumers) + (processes ? " processes" : "");
+    std::printf("| %s | %s | %zu | %s | %d | %.2f | %.0f | %.0f | %.0f | %s | %llu |\n", backend, mode, batch, who.c_str(),
                 tasks, run.seconds, tasks / run.seconds, run.server_cpu * per_thousand, run.client_cpu * per_thousand,
                 mysql ? std::to_string(run.deadlocks).c_str() : "-", static_cast<unsigned long long>(run.stale));
     std::fflush(stdout);
@@ -209,8 +291,17 @@ void print_row(const char* backend, const char* mode, std::size_t batch, std::si
 
 Settings parse(int argc, char** argv) {
     Settings settings;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
+        if (flag == "--processes") {
+            settings.processes = true;
+            --i;  // takes no value
+            continue;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "%s needs a value\n", flag.c_str());
+            std::exit(2);
+        }
         if (flag == "--tasks") settings.tasks = std::atoi(argv[i + 1]);
         else if (flag == "--tasks-batch1") settings.tasks_batch1 = std::atoi(argv[i + 1]);
         else if (flag == "--runs") settings.runs = std::max(1, std::atoi(argv[i + 1]));
@@ -250,9 +341,9 @@ int main(int argc, char** argv) {
                     if (!settings.wants(batch, consumers)) continue;
                     const int tasks = batch == 1 ? settings.tasks_batch1 : settings.tasks;
                     std::vector<Run> runs;
-                    for (int r = 0; r < settings.runs; ++r) runs.push_back(mysql_run(options, mode, batch, consumers, tasks));
+                    for (int r = 0; r < settings.runs; ++r) runs.push_back(mysql_run(options, mode, batch, consumers, tasks, settings.processes));
                     print_row("MySQL", mode == ClaimMode::skip_locked ? "skip locked" : "update then select", batch,
-                              consumers, tasks, median(runs), true);
+                              consumers, settings.processes, tasks, median(runs), true);
                 }
             }
         }
@@ -265,8 +356,8 @@ int main(int argc, char** argv) {
                 if (!settings.wants(batch, consumers)) continue;
                 const int tasks = batch == 1 ? settings.tasks_batch1 * 4 : settings.tasks * 4;
                 std::vector<Run> runs;
-                for (int r = 0; r < settings.runs; ++r) runs.push_back(redis_run(options, batch, consumers, tasks));
-                print_row("Redis", "reliable pop", batch, consumers, tasks, median(runs), false);
+                for (int r = 0; r < settings.runs; ++r) runs.push_back(redis_run(options, batch, consumers, tasks, settings.processes));
+                print_row("Redis", "reliable pop", batch, consumers, settings.processes, tasks, median(runs), false);
             }
         }
         redis::Connection admin(options);
