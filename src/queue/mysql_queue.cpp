@@ -107,9 +107,12 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
             const auto reading = cursors->lock();
             const auto cursor = cursors->at(level);
             from_head = !cursor;
-            auto rows = from_head ? connection.query(sql.due_ready, {level, wanted})
-                                  : connection.query(sql.due_ready_after,
-                                                     {level, cursor->available_at, cursor->available_at, cursor->id, wanted});
+            const std::uint64_t skip = from_head || spread == 1 ? 0 : wanted * (spread_random() % spread);
+            std::vector<mysql::Param> params{level};
+            if (!from_head) params.insert(params.end(), {cursor->available_at, cursor->available_at, cursor->id});
+            params.emplace_back(wanted);
+            if (skip > 0) params.emplace_back(skip);
+            auto rows = connection.query(from_head ? sql.due_ready : skip > 0 ? sql.due_ready_after_skipping : sql.due_ready_after, params);
             std::string last_available_at;
             while (rows->next()) {
                 read.push_back(read_task(*rows));
@@ -125,6 +128,7 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
             claim_ready(read);
         }
         const bool collided = read.size() < found;
+        if (found > 0) spread = collided ? std::min(spread * 2, max_spread) : std::max(spread / 2, 1u);
         std::move(read.begin(), read.end(), std::back_inserter(tasks));
         if (found < wanted) {
             if (from_head) return true;

@@ -40,6 +40,7 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
     const std::string in_claim_order = " ORDER BY available_at, id LIMIT ?";
     due_ready = ready_rows + in_claim_order;
     due_ready_after = ready_rows + after_cursor + in_claim_order;
+    due_ready_after_skipping = due_ready_after + " OFFSET ?";
     // Assignments run left to right (MySQL and MariaDB): status and available_at read the old attempts.
     fail = "UPDATE " + t +
            " SET status = IF(attempts + 1 >= ?, 'dead', 'ready'), "

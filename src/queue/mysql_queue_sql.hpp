@@ -53,6 +53,8 @@ struct QueueSql {
     // of a level, in claim order, read without locks.
     std::string due_ready;
     std::string due_ready_after;
+    // due_ready_after, then the number of rows to skip: see MySqlQueue::Impl::spread.
+    std::string due_ready_after_skipping;
     // params: max_attempts, max_attempts, cap us, base us, jitter factor in millionths, last_error, id,
     // version.
     std::string fail;
