@@ -3,12 +3,16 @@
 // priority order, purge and stats. Tables are rp_test_q_<name>_<pid>, dropped at the end. Tasks are
 // enqueued by the producer (make_sink), so the test also holds the producer and consumer to one contract.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <new>
 #include <set>
 #include <string>
 #include <thread>
@@ -187,6 +191,58 @@ TEST_P(ClaimModeTest, ARowBehindTheClaimCursorIsClaimedOnceTheLevelsAreReadAgain
         for (const Task& task : tasks) EXPECT_TRUE(seen.insert(task.id).second) << "task " << task.id << " claimed twice";
     }
     EXPECT_EQ(seen.size(), 300u);
+}
+
+// Consumers in separate processes do not share a claim cursor: their reads meet on the same rows, and
+// a consumer that keeps losing those races reads further ahead (MySqlQueue::Impl::spread). Nothing may
+// be claimed twice or left behind.
+TEST_P(ClaimModeTest, ConsumersInSeparateProcessesProcessEveryTaskExactlyOnce) {
+    constexpr int tasks = 6000;
+    constexpr int processes = 4;
+    enqueue(0, tasks);
+    auto ids = tables().rows("SELECT MIN(id), MAX(id) FROM " + mysql::quote_identifier(table_));
+    const std::uint64_t first_id = std::stoull(*ids.at(0).at(0));
+    ASSERT_EQ(std::stoull(*ids.at(0).at(1)) - first_id + 1, static_cast<std::uint64_t>(tasks));
+    // Claims per task, in memory the consumer processes share with this one.
+    const std::size_t bytes = sizeof(std::atomic<int>) * tasks;
+    void* shared = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(shared, MAP_FAILED);
+    auto* claims = new (shared) std::atomic<int>[tasks]();
+
+    std::vector<pid_t> children;
+    for (int p = 0; p < processes; ++p) {
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            int code = 0;
+            try {
+                MySqlQueue queue = open(GetParam());
+                for (auto batch = queue.claim(50); !batch.empty(); batch = queue.claim(50)) {
+                    for (const Task& task : batch) claims[task.id - first_id].fetch_add(1);
+                    if (!queue.ack(batch).empty()) code = 3;
+                }
+            } catch (const std::exception&) {
+                code = 4;
+            }
+            ::_exit(code);
+        }
+        children.push_back(pid);
+    }
+    for (const pid_t pid : children) {
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a consumer process failed: status " << status;
+    }
+    int twice = 0;
+    int never = 0;
+    for (int i = 0; i < tasks; ++i) {
+        twice += claims[i].load() > 1 ? 1 : 0;
+        never += claims[i].load() == 0 ? 1 : 0;
+    }
+    ::munmap(shared, bytes);
+    EXPECT_EQ(twice, 0) << "tasks claimed more than once";
+    EXPECT_EQ(never, 0) << "tasks never claimed";
+    EXPECT_EQ(count_status("done"), static_cast<std::uint64_t>(tasks));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ClaimModeTest, ::testing::Values(ClaimMode::skip_locked, ClaimMode::update_then_select),
