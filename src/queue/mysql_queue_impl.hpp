@@ -58,9 +58,10 @@ struct MySqlQueue::Impl {
     std::shared_ptr<queue::ClaimCursors> cursors;
     // Consumers in other processes read after cursors of their own and meet this one on the same next
     // rows; a claim that loses such a race reads again. While claims keep colliding, the next read skips
-    // a random 0 to spread-1 batches past the cursor, and spread doubles (up to max_spread); it halves with each
-    // read that collides with no one. The rows skipped are the other consumers', or wait for a read from
-    // the head. With 8 consumer processes this took 8.6-9.0k tasks/s to 14.1-15.8k (bench/results/queue.md).
+    // a random 0 to spread-1 batches past the cursor, and spread doubles (up to max_spread); it halves
+    // with each read that collides with no one. The rows skipped are the other consumers', or wait for a
+    // read from the head. 8 consumer processes: 8.3-8.6k tasks/s before, 14.8-18.3k after
+    // (bench/results/queue.md).
     unsigned spread = 1;
     std::minstd_rand spread_random{std::random_device{}()};
 };
