@@ -112,7 +112,9 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
             if (!from_head) params.insert(params.end(), {cursor->available_at, cursor->available_at, cursor->id});
             params.emplace_back(wanted);
             if (skip > 0) params.emplace_back(skip);
-            auto rows = connection.query(from_head ? sql.due_ready : skip > 0 ? sql.due_ready_after_skipping : sql.due_ready_after, params);
+            const std::string& statement =
+                from_head ? sql.due_ready : skip > 0 ? sql.due_ready_after_skipping : sql.due_ready_after;
+            auto rows = connection.query(statement, params);
             std::string last_available_at;
             while (rows->next()) {
                 read.push_back(read_task(*rows));
