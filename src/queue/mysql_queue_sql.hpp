@@ -21,12 +21,12 @@
 //   queue, where levels run dry all the time, that deadlock is common. Here every lock is taken through
 //   the primary key first, as ack, fail and the reaper do.
 // - A claim moves its rows out of the ready part of the index, but InnoDB only delete-marks the old
-//   entries; purge removes them a few hundred commits later. A read from the head of a level steps over
-//   every entry claimed since and checks each against its row: on a busy queue, ten thousand entries and
-//   two thirds of a claim's cost. So a consumer reads after the last entry it took (`..._after`: params
-//   priority, available_at, available_at, id, limit), and from the head again when that finds too few
-//   rows and whenever it asks for the levels anew. Rows it skips meanwhile (a reaped claim, a released
-//   task, a row committed late) wait at most that long.
+//   entries; purge removes them some 80 commits later. A read from the head of a level steps over every
+//   entry claimed since and checks each against its row: on a busy queue, ten thousand entries and two
+//   thirds of a claim's cost. So the consumers of a process read after the last entry any of them read
+//   (`..._after`: params priority, available_at, available_at, id, limit; claim_cursors.hpp), and from
+//   the head again when that finds too few rows and at most every 200 ms. Rows left behind meanwhile
+//   (a reaped claim, a released task, a row committed late) wait at most that long.
 #include <cstddef>
 #include <string>
 
