@@ -6,7 +6,8 @@
 // marks what it read claimed one round trip later, and meanwhile the other consumers of the process read
 // those rows too, only to find them taken (with 8 consumers, 5-6 reads per claim). Reading under one
 // lock and moving one cursor gives each consumer of the process rows the others have not read.
-// Consumers in other processes still meet on the same rows; the claims handle that, at a cost.
+// Consumers in other processes still meet on the same rows; the claims handle that, at a cost, and
+// spread out while they keep meeting (MySqlQueue::Impl::spread).
 #include <chrono>
 #include <cstdint>
 #include <memory>
