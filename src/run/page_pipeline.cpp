@@ -1,6 +1,7 @@
 #include "run/page_pipeline.hpp"
 
 #include <oneapi/tbb/parallel_pipeline.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <memory>
 
@@ -28,8 +29,7 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
                        const std::atomic<bool>& stop) {
     StreamEnd end = StreamEnd::stopped;
     std::atomic<bool> refused{false};
-    tbb::parallel_pipeline(
-        pages_in_flight,
+    const auto filters =
         tbb::make_filter<void, std::shared_ptr<Page>>(
             tbb::filter_mode::serial_in_order,
             [&](tbb::flow_control& flow) -> std::shared_ptr<Page> {
@@ -47,14 +47,18 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
                 if (hooks.on_read) hooks.on_read(page->row_count());
                 return std::make_shared<Page>(std::move(*page));
             }) &
-            tbb::make_filter<std::shared_ptr<Page>, std::shared_ptr<EncodedPage>>(
-                tbb::filter_mode::parallel,
-                [&](const std::shared_ptr<Page>& page) { return std::make_shared<EncodedPage>(encoder.encode(*page)); }) &
-            tbb::make_filter<std::shared_ptr<EncodedPage>, void>(
-                tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<EncodedPage>& page) {
-                    if (refused.load()) return;
-                    if (!hooks.write(*page)) refused.store(true);
-                }));
+        tbb::make_filter<std::shared_ptr<Page>, std::shared_ptr<EncodedPage>>(
+            tbb::filter_mode::parallel,
+            [&](const std::shared_ptr<Page>& page) { return std::make_shared<EncodedPage>(encoder.encode(*page)); }) &
+        tbb::make_filter<std::shared_ptr<EncodedPage>, void>(
+            tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<EncodedPage>& page) {
+                if (refused.load()) return;
+                if (!hooks.write(*page)) refused.store(true);
+            });
+    // Isolated: while this thread waits for the pipeline's tasks, oneTBB would otherwise let it run any
+    // task of the arena, such as a worker that has not started yet. That worker waits for ranges to come
+    // free, and the range this pipeline reads never does: a backfill hung that way once in CI.
+    tbb::this_task_arena::isolate([&] { tbb::parallel_pipeline(pages_in_flight, filters); });
     // After a stop request the pages already read are still written: only reading stops.
     return refused.load() ? StreamEnd::refused : end;
 }
