@@ -33,9 +33,10 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
     level_wait = "SELECT TIMESTAMPDIFF(MICROSECOND, MIN(available_at), NOW(6)) FROM " + t +
                  " WHERE status = 'ready' AND priority = ?";
     // FORCE INDEX: for the cursor's OR, the optimizer may choose to merge the primary key in and sort.
+    const std::string claim_table =
+        claim_index.empty() ? t : t + " FORCE INDEX (" + mysql::quote_identifier(claim_index) + ")";
     const std::string ready_rows = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM " +
-                                   (claim_index.empty() ? t : t + " FORCE INDEX (" + mysql::quote_identifier(claim_index) + ")") +
-                                   " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6)";
+                                   claim_table + " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6)";
     const std::string after_cursor = " AND (available_at > ? OR (available_at = ? AND id > ?))";
     const std::string in_claim_order = " ORDER BY available_at, id LIMIT ?";
     due_ready = ready_rows + in_claim_order;
