@@ -128,9 +128,9 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
         if (found > 0) {
             if (options.claim_mode == ClaimMode::skip_locked) keep_locked(read);
             claim_ready(read);
+            spread = read.size() < found ? std::min(spread * 2, max_spread) : std::max(spread / 2, 1u);
         }
         const bool collided = read.size() < found;
-        if (found > 0) spread = collided ? std::min(spread * 2, max_spread) : std::max(spread / 2, 1u);
         std::move(read.begin(), read.end(), std::back_inserter(tasks));
         if (found < wanted) {
             if (from_head) return true;
