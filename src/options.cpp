@@ -57,8 +57,9 @@ MySqlOptions MySqlOptions::from_url(const std::string& url) {
         if (key == "socket") options.socket = value;
         else if (key == "connect_timeout") options.connect_timeout = parse_seconds(key, value, url);
         else if (key == "read_timeout") options.read_timeout = parse_seconds(key, value, url);
+        else if (key == "write_timeout") options.write_timeout = parse_seconds(key, value, url);
         else throw UsageError("unknown option '" + key + "' in " + redact_url(url) +
-                              ": expected socket, connect_timeout or read_timeout");
+                              ": expected socket, connect_timeout, read_timeout or write_timeout");
         options.extra[key] = value;
     }
     if (options.user.empty())

@@ -56,10 +56,13 @@ struct JobSpec {
 // before any connection is opened; errors are ConfigError with the file, line and column.
 JobSpec load_job(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// Without a job id: a range this run read. With one: one of the job's ranges, as its store holds it
+// after this run, so rows_written and last_written count every run and process of the job.
 struct RangeSummary {
     KeyRange range;                      // as finally read (work stealing may have shortened it)
-    std::uint64_t rows_read = 0;
+    std::uint64_t rows_read = 0;         // by this run
     std::uint64_t rows_written = 0;
+    std::uint64_t estimated_rows = 0;    // the plan's estimate for the range
     std::optional<KeyValue> last_written;// the key of the last row written
     bool finished = false;
 };
@@ -74,12 +77,16 @@ struct JobSummary {
     bool interrupted = false;     // a stop was requested before every range finished
     std::uint64_t rows_done_before = 0;  // with --resume: rows written by earlier runs of the job
     bool already_finished = false;       // with --resume: the job had finished; nothing was done
+    std::string job_id;  // empty without one
+    // With a job id: the rows the job holds now, written by this run, earlier runs and other processes.
+    std::uint64_t job_rows_written = 0;
 };
 
 struct JobProgress {
-    std::uint64_t rows_written = 0;
+    std::uint64_t rows_written = 0;    // with a job id: by every run and process of the job
     std::uint64_t estimated_rows = 0;
     double seconds = 0;
+    std::uint64_t rows_done_before = 0;  // with a job id: written before this run started (not in its rate)
 };
 
 struct JobControl {

@@ -15,7 +15,17 @@ struct MySqlOptions {
     std::string password;
     std::string database;
     std::chrono::seconds connect_timeout{10};
-    std::chrono::seconds read_timeout{0};  // 0: wait for the server as long as it takes
+    // How long one read or write on the socket may wait for a server that stopped answering (frozen,
+    // half-open TCP). 0 waits forever, which is how a SIGSTOPped server used to hang a run for good. The
+    // longest legitimate wait is one statement, which statement_timeout bounds on the server.
+    std::chrono::seconds read_timeout{30};
+    std::chrono::seconds write_timeout{30};
+    // A server-side limit on each statement of the connection (MariaDB max_statement_time, MySQL
+    // max_execution_time); 0: none. The page reader sets it from ReadSpec::page_timeout.
+    std::chrono::seconds statement_timeout{0};
+    // How long transient failures (lost connection, deadlock, restart) are retried, from the first one,
+    // before the error is final.
+    std::chrono::seconds retry_budget{60};
     std::map<std::string, std::string> extra;  // other ?key=value options, kept for display
 
     // mysql://user:pass@host:port/db?connect_timeout=5

@@ -59,6 +59,11 @@ struct ReadSpec {
     // as the driver's buffer, the page and its payloads): 5000 rows read a 1M-row table with a quarter of
     // the CPU and RSS that 50,000-row pages took.
     std::size_t max_page_size = 5000;
+    // The server stops a page query that runs longer (max_statement_time): a page is meant to take a
+    // fraction of a second, and one that runs for minutes holds an undo snapshot on the server. The
+    // reader's socket waits this long plus a margin, so a slow page is not mistaken for a frozen server.
+    // 0: no limit.
+    std::chrono::seconds page_timeout{60};
 };
 
 // Everything resolved before the first row is read.

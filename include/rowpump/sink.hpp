@@ -27,7 +27,9 @@ struct SinkSpec {
     // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
     // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
     std::vector<std::string> priority_lists;
-    std::size_t redis_retry_seconds = 30;  // how long a Redis outage is retried before giving up
+    // How long an outage of the sink's server (Redis, or MySQL for a queue table) is retried, from its first
+    // failure, before the write fails.
+    std::size_t retry_seconds = 60;
 };
 
 class Sink {

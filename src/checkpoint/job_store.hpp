@@ -33,13 +33,21 @@ struct StoredRange {
     std::uint64_t estimated_rows = 0;
 };
 
+// One range as the store holds it, whoever wrote it: this process, an earlier run or another process.
+struct StoredRangeState {
+    StoredRange stored;
+    bool done = false;
+};
+
 struct JobState {
     bool exists = false;
     std::string fingerprint;
     std::string description;
     std::size_t ranges = 0;
     std::size_t ranges_done = 0;
-    std::uint64_t rows_written = 0;
+    std::uint64_t rows_written = 0;    // by every run and process, as committed
+    std::uint64_t estimated_rows = 0;  // the plan's estimate for the whole job
+    std::vector<StoredRangeState> range_states;  // by range number
     bool finished() const { return exists && ranges > 0 && ranges_done == ranges; }
 };
 

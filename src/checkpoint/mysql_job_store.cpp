@@ -10,6 +10,7 @@
 #include "mysql/queue_insert.hpp"
 #include "mysql/queue_table.hpp"
 #include "rowpump/error.hpp"
+#include "sink/sinks.hpp"
 
 namespace rowpump {
 
@@ -212,12 +213,23 @@ public:
             state.description = job->getString(2).asStdString();
             state.ranges = job->getUInt(3);
             auto ranges = connection_.query(
-                "SELECT COALESCE(SUM(status = 'done'), 0), COALESCE(SUM(rows_written), 0) FROM rowpump_job_ranges "
-                "WHERE job_id = ?",
+                "SELECT range_no, status = 'done', rows_written, estimated_rows, lo, hi, last_key "
+                "FROM rowpump_job_ranges WHERE job_id = ? ORDER BY range_no",
                 {definition_.job_id});
-            ranges->next();
-            state.ranges_done = ranges->getUInt64(1);
-            state.rows_written = ranges->getUInt64(2);
+            while (ranges->next()) {
+                StoredRangeState range;
+                range.stored.number = ranges->getUInt(1);
+                range.done = ranges->getInt(2) != 0;
+                range.stored.rows_written = ranges->getUInt64(3);
+                range.stored.estimated_rows = ranges->getUInt64(4);
+                range.stored.range.lo = decode_optional_key(text_or_empty(*ranges, 5), definition_.key_columns);
+                range.stored.range.hi = decode_optional_key(text_or_empty(*ranges, 6), definition_.key_columns);
+                range.stored.last_key = decode_optional_key(text_or_empty(*ranges, 7), definition_.key_columns);
+                if (range.done) ++state.ranges_done;
+                state.rows_written += range.stored.rows_written;
+                state.estimated_rows += range.stored.estimated_rows;
+                state.range_states.push_back(std::move(range));
+            }
             return state;
         });
     }
@@ -277,7 +289,7 @@ private:
 
 std::unique_ptr<JobStore> open_mysql_job_store(const SinkSpec& sink, const JobDefinition& definition) {
     mysql::validate_queue_table_name(sink.queue);
-    return std::make_unique<MySqlJobStore>(MySqlOptions::from_url(sink.uri), sink, definition);
+    return std::make_unique<MySqlJobStore>(sink_mysql_options(sink), sink, definition);
 }
 
 }  // namespace rowpump

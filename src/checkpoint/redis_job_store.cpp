@@ -135,7 +135,7 @@ private:
     }
 
     static std::chrono::milliseconds retry_budget(const SinkSpec& sink) {
-        return std::chrono::seconds(sink.redis_retry_seconds);
+        return std::chrono::seconds(sink.retry_seconds);
     }
     long long lease_milliseconds() const { return static_cast<long long>(definition_.lease_timeout.count()) * 1000; }
 
@@ -161,12 +161,33 @@ public:
         : options_(std::move(options)),
           sink_(std::move(sink)),
           definition_(std::move(definition)),
-          connection_(redis::Connection::connect_within(options_, std::chrono::seconds(sink_.redis_retry_seconds))) {
+          connection_(redis::Connection::connect_at_start(options_)) {
         // Before the job exists: a queue key of the wrong type is refused with nothing written.
-        redis::PushPlan(sink_).check_key_types(connection_);
+        retrying([&] { redis::PushPlan(sink_).check_key_types(connection_); });
     }
 
+    // Every call survives a reconnect (a restarted server, an idle timeout that closed this connection while
+    // the workers wrote): each one only reads, or is a script that is safe to run twice.
     JobState state() override {
+        return retrying([&] { return state_once(); });
+    }
+
+    JobState create(const std::vector<Partition>& partitions) override {
+        retrying([&] { create_once(partitions); });
+        return state();
+    }
+
+    std::unique_ptr<JobLedger> open_ledger() override {
+        return std::make_unique<RedisJobLedger>(options_, sink_, definition_, state().ranges);
+    }
+
+private:
+    template <class Action>
+    auto retrying(Action&& action) -> decltype(action()) {
+        return connection_.retrying(std::chrono::seconds(sink_.retry_seconds), std::forward<Action>(action));
+    }
+
+    JobState state_once() {
         JobState state;
         auto meta = hash_fields(connection_, redis::job_meta(definition_.job_id), {"fingerprint", "definition", "ranges"});
         if (meta.size() != 3 || meta[0].is_nil()) return state;
@@ -175,17 +196,30 @@ public:
         state.description = meta[1].text;
         state.ranges = std::stoul(meta[2].text);
         for (std::size_t i = 0; i < state.ranges; ++i) {
-            connection_.append({"HMGET", redis::job_range(definition_.job_id, i), "status", "rows_written"});
+            connection_.append({"HMGET", redis::job_range(definition_.job_id, i), "status", "rows_written", "lo", "hi",
+                                "last_key", "estimated_rows"});
         }
-        for (const auto& reply : connection_.read_replies(state.ranges)) {
-            if (reply.elements.size() != 2) continue;
-            if (reply.elements[0].text == "done") ++state.ranges_done;
-            if (!reply.elements[1].is_nil()) state.rows_written += std::stoull(reply.elements[1].text);
+        const auto replies = connection_.read_replies(state.ranges);
+        for (std::size_t i = 0; i < replies.size(); ++i) {
+            const auto& fields = replies[i].elements;
+            if (fields.size() != 6 || fields[0].is_nil()) continue;
+            StoredRangeState range;
+            range.done = fields[0].text == "done";
+            range.stored.number = static_cast<std::uint32_t>(i);
+            range.stored.rows_written = std::stoull(fields[1].text);
+            range.stored.range.lo = decode_optional_key(fields[2].text, definition_.key_columns);
+            range.stored.range.hi = decode_optional_key(fields[3].text, definition_.key_columns);
+            range.stored.last_key = decode_optional_key(fields[4].text, definition_.key_columns);
+            range.stored.estimated_rows = std::stoull(fields[5].text);
+            if (range.done) ++state.ranges_done;
+            state.rows_written += range.stored.rows_written;
+            state.estimated_rows += range.stored.estimated_rows;
+            state.range_states.push_back(std::move(range));
         }
         return state;
     }
 
-    JobState create(const std::vector<Partition>& partitions) override {
+    void create_once(const std::vector<Partition>& partitions) {
         std::vector<std::string> storage;
         storage.push_back(redis::job_meta(definition_.job_id));
         for (std::size_t i = 0; i < partitions.size(); ++i) storage.push_back(redis::job_range(definition_.job_id, i));
@@ -201,14 +235,8 @@ public:
         argv.push_back(definition_.description);
         for (std::size_t i = partitions.size() + 1; i < storage.size(); ++i) argv.push_back(storage[i]);
         connection_.command(argv);
-        return state();
     }
 
-    std::unique_ptr<JobLedger> open_ledger() override {
-        return std::make_unique<RedisJobLedger>(options_, sink_, definition_, state().ranges);
-    }
-
-private:
     RedisOptions options_;
     SinkSpec sink_;
     JobDefinition definition_;

@@ -44,7 +44,7 @@ int print_plan(const JobSpec& spec) {
 int run_with_progress(const JobSpec& spec, const std::string& summary_json) {
     ProgressBar progress;
     JobControl control;
-    control.stop = &install_stop_signals();
+    control.stop = &install_stop_signals(backfill_stop_message, backfill_second_stop_message);
     control.on_progress = [&progress](const JobProgress& update) { progress.update(update); };
     const JobSummary summary = run_job(spec, control);
     progress.finish();

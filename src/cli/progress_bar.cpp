@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "log.hpp"
+
 namespace rowpump::cli {
 
 namespace {
@@ -22,7 +24,9 @@ std::string duration_text(double seconds) {
 ProgressBar::ProgressBar() : terminal_(isatty(STDERR_FILENO) == 1), last_line_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(const JobProgress& progress) {
-    const double rate = progress.seconds > 0 ? static_cast<double>(progress.rows_written) / progress.seconds : 0;
+    if (!log().should_log(spdlog::level::info)) return;  // -q: errors only
+    const std::uint64_t this_run = progress.rows_written - std::min(progress.rows_written, progress.rows_done_before);
+    const double rate = progress.seconds > 0 ? static_cast<double>(this_run) / progress.seconds : 0;
     const double estimated = static_cast<double>(std::max(progress.estimated_rows, progress.rows_written));
     const double fraction = estimated > 0 ? static_cast<double>(progress.rows_written) / estimated : 1.0;
     const std::string eta =

@@ -123,7 +123,7 @@ int run_queue_consume(const QueueOptions& options) {
     const QueueSource source = parse_queue_source(options);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
     ::signal(SIGPIPE, SIG_IGN);
-    Shared shared(options, install_stop_signals());
+    Shared shared(options, install_stop_signals(consumer_stop_message, consumer_second_stop_message));
 
     std::vector<std::unique_ptr<QueueConsumer>> consumers;
     std::vector<std::string> names;

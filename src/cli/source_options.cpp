@@ -5,7 +5,11 @@
 namespace rowpump::cli {
 
 MySqlOptions SourceOptions::mysql() const {
-    return mysql_url.empty() ? MySqlOptions::from_env() : MySqlOptions::from_url(mysql_url);
+    MySqlOptions options = mysql_url.empty() ? MySqlOptions::from_env() : MySqlOptions::from_url(mysql_url);
+    if (read_timeout_seconds) options.read_timeout = std::chrono::seconds(*read_timeout_seconds);
+    if (write_timeout_seconds) options.write_timeout = std::chrono::seconds(*write_timeout_seconds);
+    if (retry_budget_seconds) options.retry_budget = std::chrono::seconds(*retry_budget_seconds);
+    return options;
 }
 
 ReadSpec SourceOptions::read_spec() const {
@@ -16,6 +20,7 @@ ReadSpec SourceOptions::read_spec() const {
     spec.where = where;
     spec.page_size = page_size;
     spec.strategy = parse_strategy(strategy);
+    if (page_timeout_seconds) spec.page_timeout = std::chrono::seconds(*page_timeout_seconds);
     if (null_keys == "refuse") spec.null_keys = NullKeys::refuse;
     else if (null_keys == "first") spec.null_keys = NullKeys::read_first;
     else throw UsageError("unknown --null-keys '" + null_keys + "': expected refuse or first");
@@ -40,6 +45,28 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
     command.add_option("--null-keys", options.null_keys,
                        "Rows with a NULL key: refuse (say how many) or first (read them first, by primary key)")
         ->check(CLI::IsMember({"refuse", "first"}));
+    const MySqlOptions connection_defaults;
+    const ReadSpec read_defaults;
+    command.add_option("--read-timeout", options.read_timeout_seconds,
+                       "Seconds one socket read may wait for a MySQL server that stopped answering, 0 forever "
+                       "(default " + std::to_string(connection_defaults.read_timeout.count()) +
+                           "; page reads wait --page-timeout + 5 s)")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--write-timeout", options.write_timeout_seconds,
+                       "Seconds one socket write to MySQL may stall, 0 forever (default " +
+                           std::to_string(connection_defaults.write_timeout.count()) + ")")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--page-timeout", options.page_timeout_seconds,
+                       "Seconds the server lets one page query run (max_statement_time), 0 no limit (default " +
+                           std::to_string(read_defaults.page_timeout.count()) + ")")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--retry-budget", options.retry_budget_seconds,
+                       "Seconds a lost connection, deadlock or server restart is retried, from its first failure, "
+                       "before the run fails (default " +
+                           std::to_string(connection_defaults.retry_budget.count()) +
+                           "; also for the sink's server). A server that is frozen, not down, ends a run after "
+                           "about --read-timeout plus this")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
 }
 
 }  // namespace rowpump::cli

@@ -2,6 +2,7 @@
 // The flags that name what to read, shared by read, partition and backfill.
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct SourceOptions {
     std::size_t page_size = 1000;
     std::string strategy = "keyset";
     std::string null_keys = "refuse";
+    // Unset: the URL's value, else the defaults of MySqlOptions and ReadSpec (stated in --help).
+    std::optional<std::size_t> read_timeout_seconds;
+    std::optional<std::size_t> write_timeout_seconds;
+    std::optional<std::size_t> page_timeout_seconds;
+    std::optional<std::size_t> retry_budget_seconds;
 
     MySqlOptions mysql() const;
     ReadSpec read_spec() const;

@@ -3,9 +3,11 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
+#include "log.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::cli {
@@ -38,6 +40,7 @@ double rows_per_second(const JobSummary& summary) {
 }  // namespace
 
 void print_summary(const JobSummary& summary) {
+    if (!log().should_log(spdlog::level::info)) return;  // -q: errors only
     if (summary.already_finished) {
         std::fprintf(stderr, "rowpump: the job had already finished (%llu rows written); nothing to do\n",
                      static_cast<unsigned long long>(summary.rows_done_before));
@@ -50,12 +53,20 @@ void print_summary(const JobSummary& summary) {
                  summary.interrupted ? "interrupted" : "done", static_cast<unsigned long long>(summary.rows_read),
                  static_cast<unsigned long long>(summary.rows_written), summary.seconds, rows_per_second(summary),
                  summary.ranges.size(), summary.steals);
+    if (!summary.job_id.empty())
+        std::fprintf(stderr, "rowpump: job '%s' holds %llu of ~%llu rows, %zu of %zu ranges finished\n",
+                     summary.job_id.c_str(), static_cast<unsigned long long>(summary.job_rows_written),
+                     static_cast<unsigned long long>(std::max(summary.estimated_rows, summary.job_rows_written)),
+                     static_cast<std::size_t>(std::count_if(summary.ranges.begin(), summary.ranges.end(),
+                                                            [](const RangeSummary& range) { return range.finished; })),
+                     summary.ranges.size());
+    const char* written = summary.job_id.empty() ? "written" : "in the job";
     for (std::size_t i = 0; i < summary.ranges.size(); ++i) {
         const auto& range = summary.ranges[i];
-        std::fprintf(stderr, "  range %zu [%s, %s): %llu read, %llu written, %s\n", i,
+        std::fprintf(stderr, "  range %zu [%s, %s): %llu read, %llu %s, %s\n", i,
                      bound_text(range.range.lo, "start").c_str(), bound_text(range.range.hi, "end").c_str(),
                      static_cast<unsigned long long>(range.rows_read),
-                     static_cast<unsigned long long>(range.rows_written),
+                     static_cast<unsigned long long>(range.rows_written), written,
                      range.finished ? "finished"
                                     : ("stopped after " + bound_text(range.last_written, "its start")).c_str());
     }
@@ -83,6 +94,12 @@ void write_summary_json(const JobSummary& summary, const std::string& path) {
     writer.Bool(summary.already_finished);
     writer.Key("splits");
     writer.Uint64(summary.steals);
+    if (!summary.job_id.empty()) {
+        writer.Key("job_id");
+        writer.String(summary.job_id.c_str(), static_cast<rapidjson::SizeType>(summary.job_id.size()));
+        writer.Key("job_rows_written");
+        writer.Uint64(summary.job_rows_written);
+    }
     writer.Key("ranges");
     writer.StartArray();
     for (const auto& range : summary.ranges) {
@@ -95,6 +112,8 @@ void write_summary_json(const JobSummary& summary, const std::string& path) {
         writer.Uint64(range.rows_read);
         writer.Key("rows_written");
         writer.Uint64(range.rows_written);
+        writer.Key("estimated_rows");
+        writer.Uint64(range.estimated_rows);
         writer.Key("last_written");
         write_key(writer, range.last_written);
         writer.Key("finished");

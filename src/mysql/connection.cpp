@@ -6,7 +6,6 @@
 #include <mysql_driver.h>
 
 #include <mutex>
-#include <random>
 #include <thread>
 
 #include "log.hpp"
@@ -24,17 +23,13 @@ sql::mysql::MySQL_Driver& driver() {
     return *instance;
 }
 
+constexpr int unknown_system_variable = 1193;
+constexpr int statement_timeout_mariadb = 1969;  // max_statement_time exceeded
+constexpr int statement_timeout_mysql = 3024;    // max_execution_time exceeded
+
 bool is_connection_loss(int code) {
     return code == 2006 || code == 2013 || code == 2055 || code == 1927 || code == 1053 || code == 2002 ||
            code == 2003 || code == 2005;
-}
-
-std::chrono::milliseconds backoff(int attempt) {
-    static thread_local std::mt19937 random{std::random_device{}()};
-    const auto capped = std::min(attempt, 6);
-    const auto base = std::chrono::milliseconds(100) * (1 << capped);
-    std::uniform_int_distribution<long> jitter(0, base.count() / 2);
-    return base + std::chrono::milliseconds(jitter(random));
 }
 
 void bind(sql::PreparedStatement& statement, const std::vector<Param>& params) {
@@ -66,6 +61,10 @@ void throw_db_error(const std::exception& driver_error, const std::string& sql, 
         throw AccessDenied("MySQL refused " + options.redacted() + ": " + message +
                                " (check the user, password and database in the URL)",
                            code, state, sql);
+    if (code == statement_timeout_mariadb || code == statement_timeout_mysql)
+        throw DbError("MySQL stopped a statement that ran past its time limit: " + message +
+                          " (a page query: raise --page-timeout, lower --page-size, or give --where an index)",
+                      code, state, sql);
     if (is_connection_loss(code))
         throw ConnectionLost("MySQL connection to " + options.redacted() + " lost: " + message, code, state, sql);
     throw DbError("MySQL error " + std::to_string(code) + " (" + state + "): " + message, code, state, sql);
@@ -90,6 +89,8 @@ void Connection::open() {
     if (!options_.database.empty()) map["schema"] = sql::SQLString(options_.database);
     map["OPT_CONNECT_TIMEOUT"] = static_cast<int>(options_.connect_timeout.count());
     if (options_.read_timeout.count() > 0) map["OPT_READ_TIMEOUT"] = static_cast<int>(options_.read_timeout.count());
+    if (options_.write_timeout.count() > 0)
+        map["OPT_WRITE_TIMEOUT"] = static_cast<int>(options_.write_timeout.count());
     map["OPT_RECONNECT"] = false;  // a silent reconnect would lose session state; we reconnect ourselves
     map["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
     try {
@@ -101,28 +102,47 @@ void Connection::open() {
                                  error.getErrorCode(), error.getSQLState(), "");
         throw_db_error(error, "", options_);
     }
+    apply_session_settings();
 }
 
-void Connection::reconnect(int attempts) {
-    for (int attempt = 1;; ++attempt) {
-        try {
-            open();
-            return;
-        } catch (const Error& error) {
-            if (!error.is_transient() || attempt >= attempts) throw;
-            const auto wait = backoff(attempt);
-            log().warn("reconnect to {} failed ({}); retrying in {} ms", options_.redacted(), error.what(),
-                       wait.count());
-            std::this_thread::sleep_for(wait);
-        }
+// Every session, the first and each one after a reconnect, gets the same settings.
+void Connection::apply_session_settings() {
+    if (options_.statement_timeout.count() <= 0) return;
+    const std::string seconds = std::to_string(options_.statement_timeout.count());
+    try {
+        execute_text("SET SESSION max_statement_time = " + seconds);  // MariaDB
+    } catch (const DbError& error) {
+        if (error.code() != unknown_system_variable) throw;
+        execute_text("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
     }
 }
 
-void Connection::recover_from(const Error& error, int attempt) {
-    const auto wait = backoff(attempt);
-    log().warn("{}; retrying in {} ms", error.what(), wait.count());
-    std::this_thread::sleep_for(wait);
-    if (dynamic_cast<const ConnectionLost*>(&error) || !connection_ || !alive()) reconnect();
+void Connection::reconnect() { open(); }
+
+void Connection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+    std::string reason = error.what();
+    bool session_gone = dynamic_cast<const ConnectionLost*>(&error) != nullptr;
+    for (;; ++attempt) {
+        if (deadline.spent()) {
+            const auto* db_error = dynamic_cast<const DbError*>(&error);
+            throw DbError(reason + "; gave up after retrying for " + describe_duration(deadline.budget()) +
+                              " (--retry-budget)",
+                          db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
+                          db_error ? db_error->query() : "");
+        }
+        const auto wait = deadline.next_wait(attempt);
+        log().warn("{}; retrying in {} ms", reason, wait.count());
+        std::this_thread::sleep_for(wait);
+        if (!session_gone && connection_ && alive()) return;
+        try {
+            open();
+            return;
+        } catch (const Error& reconnect_error) {
+            if (!reconnect_error.is_transient()) throw;
+            reason = reconnect_error.what();
+            session_gone = true;
+        }
+    }
 }
 
 sql::PreparedStatement& Connection::prepare(const std::string& sql) {

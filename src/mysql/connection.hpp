@@ -1,15 +1,18 @@
 #pragma once
 // The only place Connector/C++ appears: a move-only connection that prepares and caches statements,
-// binds values, turns driver exceptions into rowpump errors, and reconnects with backoff.
+// binds values, turns driver exceptions into rowpump errors, and retries transient failures within one
+// deadline-based budget.
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "retry.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/key.hpp"
 #include "rowpump/options.hpp"
@@ -42,19 +45,23 @@ public:
     std::uint64_t connection_id();
     // True when the server answers a ping.
     bool alive();
-    // Drops the session and opens a new one, retrying with exponential backoff up to `attempts` times.
-    void reconnect(int attempts = 8);
+    // Drops the session and opens a new one: one attempt.
+    void reconnect();
 
-    // Calls `action`; when it fails with a transient error (lost connection, deadlock), reconnects if
-    // needed and calls it again, up to `attempts` times. `action` must be safe to repeat.
+    // Calls `action`; when it fails with a transient error (lost connection, deadlock), waits with backoff,
+    // reconnects if needed and calls it again, until options().retry_budget has passed since the first
+    // failure. Then the last error is thrown as a final one that says how long it was retried. `action`
+    // must be safe to repeat.
     template <class Action>
-    auto retrying(Action&& action, int attempts = 8) -> decltype(action()) {
+    auto retrying(Action&& action) -> decltype(action()) {
+        std::optional<RetryDeadline> deadline;  // starts at the first failure
         for (int attempt = 1;; ++attempt) {
             try {
                 return action();
             } catch (const Error& error) {
-                if (!error.is_transient() || attempt >= attempts) throw;
-                recover_from(error, attempt);
+                if (!error.is_transient()) throw;
+                if (!deadline) deadline.emplace(options_.retry_budget);
+                recover_from(error, attempt, *deadline);
             }
         }
     }
@@ -63,7 +70,9 @@ public:
 
 private:
     void open();
-    void recover_from(const Error& error, int attempt);
+    void apply_session_settings();
+    // Waits, then reconnects when the session is gone; throws the final error once `deadline` is spent.
+    void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
     sql::PreparedStatement& prepare(const std::string& sql);
 
     MySqlOptions options_;

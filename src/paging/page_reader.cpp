@@ -11,6 +11,17 @@
 
 namespace rowpump {
 
+namespace {
+
+MySqlOptions with_page_timeout(MySqlOptions options, const ReadSpec& spec) {
+    options.statement_timeout = spec.page_timeout;
+    if (spec.page_timeout.count() > 0 && options.read_timeout.count() > 0)
+        options.read_timeout = std::max(options.read_timeout, spec.page_timeout + std::chrono::seconds(5));
+    return options;
+}
+
+}  // namespace
+
 struct PageReader::Impl {
     std::shared_ptr<const ReadPlan> plan;
     mysql::Connection connection;
@@ -29,7 +40,7 @@ struct PageReader::Impl {
     Impl(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> read_plan, KeyRange key_range,
          std::optional<KeyValue> resume_after)
         : plan(std::move(read_plan)),
-          connection(mysql),
+          connection(with_page_timeout(mysql, plan->spec)),
           sql(*plan),
           range(std::move(key_range)),
           position(resume_after),

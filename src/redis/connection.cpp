@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <random>
 #include <thread>
 
 #include "log.hpp"
+#include "retry.hpp"
 
 namespace rowpump::redis {
 
@@ -95,18 +95,6 @@ Reply copy_reply(const redisReply& reply) {
             break;
     }
     return out;
-}
-
-std::chrono::milliseconds backoff(int attempt) {
-    static thread_local std::mt19937 random{std::random_device{}()};
-    const auto base = std::chrono::milliseconds(100) * (1 << std::min(attempt - 1, 5));
-    std::uniform_int_distribution<long> jitter(0, base.count());
-    return base + std::chrono::milliseconds(jitter(random));
-}
-
-std::string describe_duration(std::chrono::milliseconds duration) {
-    if (duration.count() % 1000 == 0) return std::to_string(duration.count() / 1000) + " s";
-    return std::to_string(duration.count()) + " ms";
 }
 
 }  // namespace
@@ -254,17 +242,24 @@ std::vector<Reply> Connection::read_replies(std::size_t count) {
 
 long long Connection::client_id() { return command({"CLIENT", "ID"}).integer; }
 
-void Connection::wait_before_retry(const QueueError& error, int attempt, std::chrono::milliseconds budget,
-                                   std::chrono::steady_clock::time_point deadline) const {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline)
-        throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(budget) +
-                             ": " + error.what(),
+void Connection::wait_before_retry(const QueueError& error, int attempt, const RetryDeadline& deadline) const {
+    if (deadline.spent())
+        throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(deadline.budget()) +
+                             ": " + error.what() + " (--retry-budget)",
                          false);
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    const auto wait = std::max(std::min(backoff(attempt), left), std::chrono::milliseconds(1));
+    const auto wait = deadline.next_wait(attempt);
     log().warn("{}; retrying in {} ms", error.what(), wait.count());
     std::this_thread::sleep_for(wait);
+}
+
+Connection Connection::connect_at_start(RedisOptions options, std::chrono::milliseconds command_timeout) {
+    try {
+        return Connection(std::move(options), command_timeout);
+    } catch (const QueueError& error) {
+        // Nothing has been written yet, and waiting out a retry budget would only hide the cause.
+        if (error.is_transient()) throw UsageError(error.what());
+        throw;
+    }
 }
 
 }  // namespace rowpump::redis

@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "redis/reply.hpp"
+#include "retry.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
 
@@ -29,6 +31,9 @@ public:
     // Like the constructor, but retries transient failures with backoff for up to `budget`.
     static Connection connect_within(RedisOptions options, std::chrono::milliseconds budget,
                                      std::chrono::milliseconds command_timeout = {});
+    // The first connection of a run: one attempt, and a server that cannot be reached is a UsageError
+    // (exit 2, nothing written) that names the cause at once instead of after a retry budget of warnings.
+    static Connection connect_at_start(RedisOptions options, std::chrono::milliseconds command_timeout = {});
     ~Connection();
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;
@@ -61,14 +66,15 @@ public:
     // the time the caller allowed is spent. `action` must be safe to repeat.
     template <class Action>
     auto retrying(std::chrono::milliseconds budget, Action&& action) -> decltype(action()) {
-        const auto deadline = std::chrono::steady_clock::now() + budget;
+        std::optional<RetryDeadline> deadline;  // starts at the first failure
         for (int attempt = 1;; ++attempt) {
             try {
                 if (!connected()) reconnect();
                 return action();
             } catch (const QueueError& error) {
                 if (!error.is_transient()) throw;
-                wait_before_retry(error, attempt, budget, deadline);
+                if (!deadline) deadline.emplace(budget);
+                wait_before_retry(error, attempt, *deadline);
             }
         }
     }
@@ -86,8 +92,7 @@ private:
     void login();
     void store_argv(std::span<const std::string_view> argv);
     [[noreturn]] void throw_connection_lost(std::string_view during);
-    void wait_before_retry(const QueueError& error, int attempt, std::chrono::milliseconds budget,
-                           std::chrono::steady_clock::time_point deadline) const;
+    void wait_before_retry(const QueueError& error, int attempt, const RetryDeadline& deadline) const;
 
     RedisOptions options_;
     std::chrono::milliseconds command_timeout_;

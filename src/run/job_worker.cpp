@@ -5,32 +5,38 @@
 
 namespace rowpump {
 
-void LedgerReport::record(const StoredRange& range, std::uint64_t rows_read, std::uint64_t rows_written,
-                          std::optional<KeyValue> last_written, bool finished) {
+void LedgerReport::record(const StoredRange& range, std::uint64_t rows_read) {
     std::lock_guard lock(mutex_);
-    RangeSummary summary;
-    summary.range = range.range;
-    summary.rows_read = rows_read;
-    summary.rows_written = rows_written;
-    summary.last_written = last_written ? std::move(last_written) : range.last_key;
-    summary.finished = finished;
-    ranges_.push_back(std::move(summary));
+    ++leases_;
+    rows_read_[range.number] += rows_read;
     recorded_.notify_all();
 }
 
 std::size_t LedgerReport::recorded() const {
     std::lock_guard lock(mutex_);
-    return ranges_.size();
+    return leases_;
 }
 
 void LedgerReport::wait_for_record(std::size_t seen, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    recorded_.wait_for(lock, timeout, [&] { return ranges_.size() != seen; });
+    recorded_.wait_for(lock, timeout, [&] { return leases_ != seen; });
 }
 
-std::vector<RangeSummary> LedgerReport::ranges() const {
+std::vector<RangeSummary> LedgerReport::summarize(const JobState& job) const {
     std::lock_guard lock(mutex_);
-    return ranges_;
+    std::vector<RangeSummary> ranges;
+    for (const StoredRangeState& state : job.range_states) {
+        RangeSummary range;
+        range.range = state.stored.range;
+        const auto read = rows_read_.find(state.stored.number);
+        range.rows_read = read == rows_read_.end() ? 0 : read->second;
+        range.rows_written = state.stored.rows_written;
+        range.estimated_rows = state.stored.estimated_rows;
+        range.last_written = state.stored.last_key;
+        range.finished = state.done;
+        ranges.push_back(std::move(range));
+    }
+    return ranges;
 }
 
 namespace {
@@ -72,26 +78,23 @@ private:
                        range.rows_written);
         PageReader reader(context_.spec.mysql, context_.plan, range.range, range.last_key);
         std::uint64_t rows_read = 0;
-        std::uint64_t rows_written = 0;
-        std::optional<KeyValue> last_written;
         PipelineHooks hooks;
         hooks.on_read = [&](std::size_t rows) { rows_read += rows; };
         hooks.write = [&](const EncodedPage& page) {
-            context_.rate.acquire(page.messages.size());
+            context_.rate.acquire(page.messages.size(), context_.stop);
             if (queue_level_) wait_below_high_water(*queue_level_, context_.spec.high_water, context_.stop);
             if (!ledger_->write(range, page.messages, page.last_key)) {
                 log().warn("range {} of job {} was taken over by another worker: leaving it", range.number,
                            context_.spec.job_id);
                 return false;
             }
-            rows_written += page.messages.size();
             report_.add_written(page.messages.size());
-            last_written = page.last_key;
             return true;
         };
         const StreamEnd end = stream_pages(reader, context_.encoder, hooks, context_.stop);
-        const bool finished = end == StreamEnd::exhausted && ledger_->complete(range);
-        report_.record(range, rows_read, rows_written, std::move(last_written), finished);
+        // A false complete() means the lease was lost at the last moment: the summary reads the store.
+        if (end == StreamEnd::exhausted) ledger_->complete(range);
+        report_.record(range, rows_read);
     }
 
     const WorkerContext& context_;

@@ -3,6 +3,7 @@
 // share the job) and write every page together with its checkpoint.
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 
 #include "checkpoint/job_store.hpp"
@@ -13,11 +14,12 @@ namespace rowpump {
 // What this process did, range by range, for the summary.
 class LedgerReport {
 public:
-    void record(const StoredRange& range, std::uint64_t rows_read, std::uint64_t rows_written,
-                std::optional<KeyValue> last_written, bool finished);
+    // A lease of `range` ended (finished, stopped or lost) after this process read `rows_read` of it.
+    void record(const StoredRange& range, std::uint64_t rows_read);
     std::uint64_t rows_written() const { return rows_written_.load(); }
     void add_written(std::uint64_t rows) { rows_written_ += rows; }
-    std::vector<RangeSummary> ranges() const;
+    // The job's ranges as the store holds them after the run, with the rows this process read in each.
+    std::vector<RangeSummary> summarize(const JobState& job) const;
     // How many ranges were recorded so far, and a wait until more than `seen` are or `timeout` passes: an
     // idle worker looks at the job again as soon as a local worker ends a range (other processes' ranges
     // it can only poll for). Taking `seen` before looking at the job closes the gap a notify could fall in.
@@ -27,7 +29,8 @@ public:
 private:
     mutable std::mutex mutex_;
     std::condition_variable recorded_;
-    std::vector<RangeSummary> ranges_;
+    std::size_t leases_ = 0;
+    std::map<std::uint32_t, std::uint64_t> rows_read_;  // by range number, over all its leases
     std::atomic<std::uint64_t> rows_written_{0};
 };
 

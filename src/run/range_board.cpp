@@ -105,6 +105,7 @@ JobSummary RangeBoard::summary() const {
         out.range = range->range;
         out.rows_read = range->rows_read.load();
         out.rows_written = range->rows_written.load();
+        out.estimated_rows = range->estimated_rows;
         out.last_written = range->last_written;
         out.finished = range->finished;
         summary.rows_read += out.rows_read;

@@ -51,7 +51,7 @@ private:
         hooks.on_read = [&](std::size_t rows) { shared.rows_read += rows; };
         hooks.write = [&](const EncodedPage& page) {
             wait_below_high_water(*sink_, context_.spec.high_water, context_.stop);
-            context_.rate.acquire(page.messages.size());
+            context_.rate.acquire(page.messages.size(), context_.stop);
             sink_->write(page.messages);
             board_.record_written(index, page.last_key, page.messages.size());
             return true;

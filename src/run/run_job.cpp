@@ -63,14 +63,14 @@ void run_workers(std::size_t workers, std::atomic<bool>& halt, const std::functi
 class Watcher {
 public:
     Watcher(const JobControl& control, std::atomic<bool>& halt, std::function<std::uint64_t()> written,
-            std::uint64_t estimated, std::function<void()> wake)
+            std::uint64_t estimated, std::function<void()> wake, std::uint64_t done_before = 0)
         : started_(std::chrono::steady_clock::now()), thread_([=, this, &control, &halt] {
               auto next_report = started_;
               while (!done_.load()) {
                   if (control.stop && control.stop->load() && !halt.exchange(true) && wake) wake();
                   const auto now = std::chrono::steady_clock::now();
                   if (control.on_progress && now >= next_report) {
-                      control.on_progress({written(), estimated, seconds()});
+                      control.on_progress({written(), estimated, seconds(), done_before});
                       next_report = now + std::chrono::seconds(1);
                   }
                   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -102,6 +102,10 @@ Prepared prepare(const JobSpec& spec) {
     Prepared prepared;
     prepared.spec = spec;
     ReadSpec read = spec.read;
+    if (spec.rate > 0) {
+        read.max_page_size = std::min(read.max_page_size, RateLimiter(spec.rate).page_cap(read.min_page_size));
+        read.page_size = std::min(read.page_size, read.max_page_size);
+    }
     Router::request_inputs(spec.route, read);
     prepared.plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, read));
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
@@ -163,11 +167,14 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     auto store = open_job_store(prepared.spec.sink, definition);
     const JobState before = open_or_create(*store, definition, prepared, workers);
     JobSummary summary;
+    summary.job_id = definition.job_id;
     summary.rows_done_before = before.rows_written;
     if (before.finished()) {
         log().info("job '{}' already finished: {} rows written in {} ranges", definition.job_id, before.rows_written,
                    before.ranges);
         summary.already_finished = true;
+        summary.job_rows_written = before.rows_written;
+        summary.estimated_rows = before.estimated_rows;
         return summary;
     }
     log().info("job '{}': {} of {} ranges done, {} rows already written; {} workers", definition.job_id,
@@ -179,18 +186,34 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     RateLimiter rate(prepared.spec.rate);
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
     const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt};
+    // Progress counts the whole job: what earlier runs and other processes wrote is read from the store,
+    // when no worker is using its connection; in between, this process's own rows move it on.
+    std::uint64_t job_rows_seen = before.rows_written;
+    std::uint64_t own_rows_then = 0;
+    const auto job_rows_written = [&]() -> std::uint64_t {
+        std::unique_lock lock(store_mutex, std::try_to_lock);
+        if (lock.owns_lock()) {
+            try {
+                const std::uint64_t own = report.rows_written();
+                job_rows_seen = store->state().rows_written;
+                own_rows_then = own;
+            } catch (const Error& error) {
+                log().debug("progress: cannot read the job's state: {}", error.what());
+            }
+        }
+        return job_rows_seen + (report.rows_written() - own_rows_then);
+    };
     {
-        Watcher watcher(control, halt, [&] { return report.rows_written(); }, 0, nullptr);
+        Watcher watcher(control, halt, job_rows_written, before.estimated_rows, nullptr, before.rows_written);
         run_workers(workers, halt, nullptr, [&] { run_job_worker(context, *store, store_mutex, report); });
         summary.seconds = watcher.seconds();
     }
-    summary.ranges = report.ranges();
-    for (const auto& range : summary.ranges) {
-        summary.rows_read += range.rows_read;
-        summary.rows_written += range.rows_written;
-    }
     const JobState after = store->state();
-    summary.estimated_rows = after.rows_written;
+    summary.ranges = report.summarize(after);
+    for (const auto& range : summary.ranges) summary.rows_read += range.rows_read;
+    summary.rows_written = report.rows_written();
+    summary.job_rows_written = after.rows_written;
+    summary.estimated_rows = after.estimated_rows;
     summary.interrupted = !after.finished();
     return summary;
 }
@@ -202,7 +225,9 @@ JobSummary run_job(const JobSpec& spec, const JobControl& control) {
     const std::size_t workers = worker_count(spec);
     JobSummary summary = spec.job_id.empty() ? run_without_job_id(prepared, control, workers)
                                              : run_with_job_id(prepared, control, workers);
-    if (control.on_progress) control.on_progress({summary.rows_written, summary.estimated_rows, summary.seconds});
+    if (control.on_progress)
+        control.on_progress({spec.job_id.empty() ? summary.rows_written : summary.job_rows_written,
+                             summary.estimated_rows, summary.seconds, summary.rows_done_before});
     return summary;
 }
 

@@ -24,6 +24,12 @@ void require_queue(const SinkSpec& spec, std::string_view what) {
 
 }  // namespace
 
+MySqlOptions sink_mysql_options(const SinkSpec& spec) {
+    MySqlOptions options = MySqlOptions::from_url(spec.uri);
+    options.retry_budget = std::chrono::seconds(spec.retry_seconds);
+    return options;
+}
+
 std::unique_ptr<Sink> make_sink(const SinkSpec& spec) {
     if (spec.uri == "stdout") return make_ndjson_sink("");
     if (spec.uri.starts_with("file:")) {
@@ -39,7 +45,7 @@ std::unique_ptr<Sink> make_sink(const SinkSpec& spec) {
     }
     if (scheme == "mysql" || scheme == "mariadb") {
         require_queue(spec, "queue table");
-        return make_mysql_queue_sink(spec, MySqlOptions::from_url(spec.uri));
+        return make_mysql_queue_sink(spec, sink_mysql_options(spec));
     }
     throw UsageError("unsupported sink '" + redact_url(spec.uri) + "': " + std::string(accepted_forms));
 }

@@ -25,7 +25,7 @@ class RedisSink final : public Sink {
 public:
     RedisSink(const SinkSpec& spec, RedisOptions options)
         : plan_(spec),
-          connection_(redis::Connection::connect_within(std::move(options), retry_budget(spec), command_timeout)),
+          connection_(redis::Connection::connect_at_start(std::move(options), command_timeout)),
           retry_budget_(retry_budget(spec)) {
         connection_.retrying(retry_budget_, [this] { plan_.check_key_types(connection_); });
     }
@@ -57,7 +57,7 @@ public:
 
 private:
     static std::chrono::milliseconds retry_budget(const SinkSpec& spec) {
-        return std::chrono::seconds(spec.redis_retry_seconds);
+        return std::chrono::seconds(spec.retry_seconds);
     }
 
     // Pipelines the planned commands: buffer them, reading the replies whenever a few MB are buffered.

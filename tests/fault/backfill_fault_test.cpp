@@ -2,7 +2,8 @@
 //  - the reader's MySQL connection is killed mid-range, in the middle of a page query and while idle:
 //    the reader reconnects and resumes after the last key it delivered, so a Redis queue gets every row
 //    exactly once; when the MySQL queue sink's connection is killed too, no row is lost (at-least-once).
-//  - Redis dies and comes back (AOF with fsync always, so what it acknowledged survives): no row is lost.
+//  - Redis dies and comes back (AOF with fsync always, so what it acknowledged survives): no row is lost,
+//    and with a job id every row is there exactly once; an idle timeout on the job store's connection too.
 //  - Redis stays down for longer than the sink's retry budget: run_job throws a QueueError saying so.
 //
 // Connections to kill are found by their query text, which names this process's own tables: the table is
@@ -240,7 +241,7 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
     spec.workers = 2;
     spec.partitions = 2;
     spec.rate = 1500;  // 2 s
-    spec.sink.redis_retry_seconds = 20;
+    spec.sink.retry_seconds = 20;
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
 
     {
@@ -258,6 +259,58 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
     EXPECT_EQ(summary.rows_written, 3000u);
     EXPECT_EQ(multiset_difference(distinct(keys), all_ids(table)), "") << "rows lost across the Redis restart";
     EXPECT_GT(keys.size(), 0u);
+}
+
+// With a job id, every call of the job store survives a reconnect too, not only the pages: a restart
+// mid-run used to end the run with exit 1 ("lost during a pipelined write") although every row was in.
+TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesARestartWithEveryRowOnce) {
+    const auto table = numbered_table("bf_job_restart", 3000);
+    PersistentRedis persistent;
+    PrivateRedisServer& server = persistent.server();
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = server.url();
+    spec.sink.queue = "rp_test:bf_job_restart:" + std::to_string(::getpid());
+    spec.job_id = "rp_test_job_restart";
+    spec.workers = 2;
+    spec.partitions = 3;
+    spec.rate = 1500;  // 2 s
+    spec.sink.retry_seconds = 20;
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+    {
+        redis::Connection connection(RedisOptions::from_url(server.url()));
+        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 800);
+    }
+    server.kill();
+    std::this_thread::sleep_for(1s);
+    server.start();
+    ASSERT_EQ(job.wait_for(40s), std::future_status::ready) << "run_job did not finish after Redis came back";
+    const JobSummary summary = job.get();
+
+    redis::Connection connection(RedisOptions::from_url(server.url()));
+    const auto keys = payload_keys(list_items(connection, spec.sink.queue), {"id"});
+    EXPECT_FALSE(summary.interrupted);
+    EXPECT_EQ(summary.job_rows_written, 3000u);
+    EXPECT_EQ(multiset_difference(keys, all_ids(table)), "") << "rows lost or written twice across the restart";
+}
+
+// The job store's own connection idles while the workers write; a server idle timeout shorter than the
+// run closes it, and the store's next call must reconnect instead of failing the run.
+TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesAnIdleTimeoutShorterThanTheRun) {
+    const auto table = numbered_table("bf_job_idle", 3000);
+    PrivateRedisServer server({"--timeout", "1"});
+    JobSpec spec = spec_for(table);
+    spec.sink.uri = server.url();
+    spec.sink.queue = "rp_test:bf_job_idle:" + std::to_string(::getpid());
+    spec.job_id = "rp_test_job_idle";
+    spec.workers = 2;
+    spec.partitions = 2;
+    spec.rate = 1000;  // 3 s, with the store idle for all of it
+    const JobSummary summary = run_job(spec);
+
+    redis::Connection connection(RedisOptions::from_url(server.url()));
+    EXPECT_FALSE(summary.interrupted);
+    EXPECT_EQ(summary.job_rows_written, 3000u);
+    EXPECT_EQ(multiset_difference(payload_keys(list_items(connection, spec.sink.queue), {"id"}), all_ids(table)), "");
 }
 
 TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
@@ -295,7 +348,7 @@ TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError)
     spec.sink.queue = "rp_test:bf_gone:" + std::to_string(::getpid());
     spec.workers = 2;
     spec.rate = 1000;
-    spec.sink.redis_retry_seconds = 2;
+    spec.sink.retry_seconds = 2;
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
     {
         redis::Connection connection(RedisOptions::from_url(server.url()));

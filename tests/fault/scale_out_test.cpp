@@ -26,104 +26,16 @@
 #include <thread>
 #include <vector>
 
+#include "fault/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
-
-extern char** environ;
 
 namespace rowpump::test {
 namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string temp_file(const char* name) {
-    std::string path = ::testing::TempDir() + "rowpump_scale_" + name + "_XXXXXX";
-    const int fd = ::mkstemp(path.data());
-    if (fd >= 0) ::close(fd);
-    return path;
-}
-
-// The built CLI as a child process, stdout and stderr in temp files. The destructor SIGKILLs and reaps
-// a child that still runs (a stopped one too), so a failed assertion never leaves a process behind.
-class CliProcess {
-public:
-    explicit CliProcess(const std::vector<std::string>& args)
-        : out_path_(temp_file("out")), err_path_(temp_file("err")) {
-        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
-        argv_text.insert(argv_text.end(), args.begin(), args.end());
-        for (const auto& arg : argv_text) command_ += (command_.empty() ? "" : " ") + arg;
-        std::vector<char*> argv;
-        for (auto& arg : argv_text) argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) {
-            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
-            pid_ = 0;
-            status_ = -1;
-        }
-    }
-    ~CliProcess() {
-        kill();
-        std::remove(out_path_.c_str());
-        std::remove(err_path_.c_str());
-    }
-    CliProcess(const CliProcess&) = delete;
-    CliProcess& operator=(const CliProcess&) = delete;
-
-    // How it ended (its exit code, or minus the signal that ended it), or nullopt while it runs.
-    std::optional<int> poll() {
-        if (status_ || pid_ <= 0) return status_;
-        int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_)
-            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-        return status_;
-    }
-    std::optional<int> wait_for(Clock::duration timeout) {
-        const auto deadline = Clock::now() + timeout;
-        while (!poll() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
-        return poll();
-    }
-    void signal(int number) {
-        if (!poll()) ::kill(pid_, number);
-    }
-    int kill() {
-        if (poll()) return *status_;
-        ::kill(pid_, SIGKILL);
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-        return *status_;
-    }
-
-    std::string err() const { return slurp(err_path_); }
-    std::string describe() const {
-        return "$ " + command_ + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
-               "\n--- stdout ---\n" + slurp(out_path_).substr(0, 2000) + "\n--- stderr ---\n" +
-               err().substr(0, 4000);
-    }
-
-private:
-    std::string out_path_;
-    std::string err_path_;
-    std::string command_;
-    pid_t pid_ = 0;
-    std::optional<int> status_;
-};
 
 using Processes = std::vector<std::unique_ptr<CliProcess>>;
 

@@ -170,25 +170,25 @@ TEST_F(RedisSinkTest, AKeyThatChangesTypeMidRunFailsWithoutRetrying) {
     EXPECT_LT(Clock::now() - start, 2s);
 }
 
-TEST(RedisSinkUnreachable, GivesUpAfterTheRetryBudgetWithARedactedMessage) {
+// Nothing is written yet when a sink opens: a server that cannot be reached is bad input, said at once with
+// its cause, not after a retry budget of warnings (outages mid-run are retried: RedisOutage below).
+TEST(RedisSinkUnreachable, FailsAtOnceWithTheCauseAndARedactedMessage) {
     SinkSpec spec;
     spec.uri = "redis://:sekret@127.0.0.1:1/0";
     spec.queue = "rp_test:unreachable";
-    spec.redis_retry_seconds = 1;
+    spec.retry_seconds = 30;
     const auto start = Clock::now();
     try {
         make_sink(spec);
-        FAIL() << "no QueueError";
-    } catch (const QueueError& error) {
+        FAIL() << "no UsageError";
+    } catch (const UsageError& error) {
         const std::string message = error.what();
-        EXPECT_NE(message.find("Redis at redis://:***@127.0.0.1:1/0 unreachable for 1 s"), std::string::npos)
+        EXPECT_NE(message.find("cannot connect to Redis at redis://:***@127.0.0.1:1/0"), std::string::npos)
             << message;
+        EXPECT_NE(message.find("refused"), std::string::npos) << message;
         EXPECT_EQ(message.find("sekret"), std::string::npos) << message;
-        EXPECT_FALSE(error.is_transient());
     }
-    const auto elapsed = Clock::now() - start;
-    EXPECT_GE(elapsed, 900ms);
-    EXPECT_LT(elapsed, 10s);
+    EXPECT_LT(Clock::now() - start, 5s) << "the retry budget was waited out before the cause was said";
 }
 
 // ------------------------------------------------------------------------------ Redis outages (private)
@@ -198,7 +198,7 @@ TEST(RedisOutage, BatchesWrittenWhileTheServerIsDownArriveWhenItReturns) {
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:outage";
-    spec.redis_retry_seconds = 20;
+    spec.retry_seconds = 20;
     auto sink = make_sink(spec);
     sink->write(numbered("before", 100));
 
@@ -230,7 +230,7 @@ TEST(RedisOutage, ABigWriteToADeadServerNeitherKillsTheProcessNorLosesTheBatch) 
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:sigpipe";
-    spec.redis_retry_seconds = 20;
+    spec.retry_seconds = 20;
     auto sink = make_sink(spec);
     std::vector<Message> batch;
     for (int i = 0; i < 4000; ++i) batch.push_back({std::to_string(i) + ":" + std::string(8000, 'x'), 0, 0});
@@ -251,7 +251,7 @@ TEST(RedisOutage, ServerKilledMidStreamLosesNoBatchStartedAfterTheKill) {
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:midstream";
-    spec.redis_retry_seconds = 20;
+    spec.retry_seconds = 20;
     auto sink = make_sink(spec);
 
     constexpr int batches = 40;

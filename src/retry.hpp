@@ -1,0 +1,34 @@
+#pragma once
+// One retry policy for every server rowpump talks to. A transient failure (a lost connection, a deadlock,
+// a server that is restarting) is tried again after an exponential backoff with jitter, until a deadline
+// that starts at the first failure. The worst-case wait is therefore the budget itself, however the
+// retries nest: a reconnect inside a retried statement spends the same budget instead of its own.
+#include <chrono>
+#include <string>
+
+namespace rowpump {
+
+// 100 ms doubling per attempt up to 3.2 s, plus up to as much again of random jitter, so that workers
+// that failed together do not come back together.
+std::chrono::milliseconds retry_backoff(int attempt);
+
+// "45 s", "1500 ms": a duration as the messages of a retry say it.
+std::string describe_duration(std::chrono::milliseconds duration);
+
+class RetryDeadline {
+public:
+    explicit RetryDeadline(std::chrono::milliseconds budget)
+        : budget_(budget), deadline_(std::chrono::steady_clock::now() + budget) {}
+
+    bool spent() const { return std::chrono::steady_clock::now() >= deadline_; }
+    std::chrono::milliseconds budget() const { return budget_; }
+    std::chrono::milliseconds left() const;
+    // How long to wait before `attempt` + 1: its backoff, but never past the deadline.
+    std::chrono::milliseconds next_wait(int attempt) const;
+
+private:
+    std::chrono::milliseconds budget_;
+    std::chrono::steady_clock::time_point deadline_;
+};
+
+}  // namespace rowpump

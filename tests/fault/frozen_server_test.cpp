@@ -1,0 +1,78 @@
+// A MySQL server that stops answering mid-run (frozen, not down: SIGSTOP, a hung host, a half-open TCP
+// connection) must end the run with one clear line within about the read timeout plus the retry budget.
+// It used to wait forever: the read timeout was 0. The server is frozen through a relay (freezing_proxy.hpp)
+// so that the MariaDB other tests share keeps running.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+
+#include "fault/freezing_proxy.hpp"
+#include "integration/mysql_fixture.hpp"
+#include "integration/redis_fixture.hpp"
+#include "rowpump/error.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+class FrozenServerTest : public MySqlTest {};
+
+TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeouts) {
+    const auto url = redis_url_from_env();
+    ASSERT_TRUE(url) << start_redis_hint;
+    const auto table = tables().create("frozen_src", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000");
+    ASSERT_TRUE(options().socket.empty()) << "the relay needs the server on TCP";
+    FreezingProxy proxy(options().host, options().port);
+
+    JobSpec spec;
+    spec.mysql = options();
+    spec.mysql.port = proxy.port();
+    spec.mysql.connect_timeout = 2s;
+    spec.mysql.read_timeout = 2s;
+    spec.mysql.retry_budget = 3s;
+    spec.read.table = table;
+    spec.read.page_size = 100;
+    spec.read.target_page_time = 0ms;
+    spec.read.page_timeout = 1s;  // the reader's socket then waits 1 + 5 s
+    spec.workers = 1;
+    spec.partitions = 1;
+    spec.rate = 2000;
+    spec.sink.uri = *url;
+    spec.sink.queue = "rp_test:frozen:" + std::to_string(::getpid());
+    redis::Connection redis(RedisOptions::from_url(*url));
+    redis.command({"DEL", spec.sink.queue});
+
+    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+    const auto started = Clock::now();
+    while (redis.command({"LLEN", spec.sink.queue}).integer < 500 && Clock::now() - started < 30s)
+        std::this_thread::sleep_for(10ms);
+    proxy.freeze();
+    const auto frozen_at = Clock::now();
+
+    const bool ended = job.wait_for(90s) == std::future_status::ready;
+    redis.command({"DEL", spec.sink.queue});
+    ASSERT_TRUE(ended) << "run_job still waits for the frozen server after 90 s";
+    const double seconds = std::chrono::duration<double>(Clock::now() - frozen_at).count();
+    try {
+        job.get();
+        ADD_FAILURE() << "run_job finished although its server froze";
+    } catch (const Error& error) {
+        const std::string message = error.what();
+        EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+        EXPECT_NE(message.find("MySQL"), std::string::npos) << message;
+        EXPECT_NE(message.find("gave up after retrying for 3 s"), std::string::npos) << message;
+    }
+    // 6 s for the page read, then 3 s of reconnects that each wait up to 2 s.
+    EXPECT_LT(seconds, 30.0) << "took far longer than the timeouts allow";
+    EXPECT_GT(seconds, 5.0) << "gave up before the page's read timeout";
+}
+
+}  // namespace
+}  // namespace rowpump::test

@@ -1,0 +1,122 @@
+// Progress and the summary of a run with a job id speak of the job, not of this run's leases: its real
+// ranges (however often each was leased), its estimated total, and the rows that earlier runs wrote.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class JobSummaryTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        redis_.emplace(RedisOptions::from_url(redis_url_));
+        queue_ = "rp_test:job_summary:" + std::to_string(::getpid());
+        job_id_ = "rp_test_job_summary_" + std::to_string(::getpid());
+        clear();
+    }
+    void TearDown() override {
+        if (redis_) clear();
+        MySqlTest::TearDown();
+    }
+    void clear() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
+    }
+
+    std::string redis_url_;
+    std::optional<redis::Connection> redis_;
+    std::string queue_;
+    std::string job_id_;
+};
+
+TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
+    const auto table = tables().create("job_summary", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_6000");
+    JobSpec spec;
+    spec.mysql = options();
+    spec.read.table = table;
+    spec.read.page_size = 50;
+    spec.read.target_page_time = 0ms;
+    spec.sink.uri = redis_url_;
+    spec.sink.queue = queue_;
+    spec.job_id = job_id_;
+    spec.partitions = 6;
+    spec.workers = 2;
+    spec.rate = 3000;
+
+    std::atomic<bool> stop{false};
+    JobControl first_control;
+    first_control.stop = &stop;
+    std::thread stopper([&] {
+        redis::Connection connection(RedisOptions::from_url(redis_url_));
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (connection.command({"LLEN", queue_}).integer < 1500 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(5ms);
+        stop.store(true);
+    });
+    const JobSummary first = run_job(spec, first_control);
+    stopper.join();
+    const auto queued_first = static_cast<std::uint64_t>(redis_->command({"LLEN", queue_}).integer);
+    ASSERT_TRUE(first.interrupted);
+    EXPECT_EQ(first.ranges.size(), 6u) << "the job's ranges, not this run's leases";
+    EXPECT_EQ(first.job_rows_written, queued_first);
+    EXPECT_NEAR(static_cast<double>(first.estimated_rows), 6000.0, 600.0) << "the job's estimate, not its rows";
+
+    spec.resume = true;
+    std::mutex mutex;
+    std::vector<JobProgress> updates;
+    JobControl second_control;
+    second_control.on_progress = [&](const JobProgress& progress) {
+        std::lock_guard lock(mutex);
+        updates.push_back(progress);
+    };
+    const JobSummary second = run_job(spec, second_control);
+    EXPECT_FALSE(second.interrupted);
+    EXPECT_EQ(second.rows_done_before, queued_first);
+    EXPECT_EQ(second.rows_written, 6000u - queued_first) << "rows this run wrote";
+    EXPECT_EQ(second.job_rows_written, 6000u);
+    ASSERT_EQ(second.ranges.size(), 6u) << "the job's ranges, not this run's leases";
+    std::uint64_t in_ranges = 0;
+    for (const auto& range : second.ranges) {
+        EXPECT_TRUE(range.finished);
+        in_ranges += range.rows_written;
+    }
+    EXPECT_EQ(in_ranges, 6000u) << "each range counts every row of the job in it";
+
+    ASSERT_FALSE(updates.empty());
+    EXPECT_GE(updates.front().rows_written, queued_first) << "progress starts from what earlier runs wrote";
+    EXPECT_EQ(updates.back().rows_written, 6000u);
+    for (const auto& update : updates) {
+        EXPECT_NEAR(static_cast<double>(update.estimated_rows), 6000.0, 600.0);
+        EXPECT_EQ(update.rows_done_before, queued_first);
+    }
+    EXPECT_EQ(multiset_difference(payload_keys(list_items(*redis_, queue_), {"id"}),
+                                  [] {
+                                      std::vector<std::string> ids;
+                                      for (int id = 1; id <= 6000; ++id) ids.push_back(std::to_string(id));
+                                      return ids;
+                                  }()),
+              "");
+}
+
+}  // namespace
+}  // namespace rowpump::test
