@@ -1,6 +1,7 @@
 #pragma once
 // One exception root for everything rowpump throws. Each error knows the process exit code it maps to
 // (DESIGN, "Errors, exit codes, logs") and whether retrying the same operation may succeed.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -81,6 +82,17 @@ public:
 
 private:
     bool transient_;
+};
+
+// One message is larger than the queue's server takes in a statement (MySQL max_allowed_packet). Nothing
+// of the batch from that message on was written.
+class PayloadTooLarge : public QueueError {
+public:
+    PayloadTooLarge(const std::string& message, std::size_t index) : QueueError(message, false), index_(index) {}
+    std::size_t index() const noexcept { return index_; }  // the message's position in the batch
+
+private:
+    std::size_t index_;
 };
 
 // A stop was requested (SIGINT/SIGTERM) and the work stopped at a clean point.

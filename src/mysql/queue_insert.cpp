@@ -21,6 +21,8 @@ constexpr std::size_t params_per_row[row_shapes] = {2, 4};  // ready: priority, 
 // after this instant (2038-01-01 00:00:00 UTC) and added to it with TIMESTAMPADD.
 constexpr std::int64_t late_due_anchor_s = 2145916800;
 constexpr std::int64_t from_unixtime_max_ms = std::int64_t{2147483647} * 1000;
+// What a one-row INSERT adds to its payload in the packet: the statement text and the other values.
+constexpr std::uint64_t statement_overhead_bytes = 1024;
 constexpr std::int64_t datetime_max_ms = std::int64_t{253402300799} * 1000;  // 9999-12-31 23:59:59 UTC
 
 }  // namespace
@@ -34,10 +36,24 @@ QueueInserter::QueueInserter(Connection& connection, std::string table, std::siz
     // One prepared statement carries all its rows in one packet, which must fit max_allowed_packet.
     auto result = connection_.retrying([&] { return connection_.query("SELECT @@max_allowed_packet"); });
     result->next();
-    max_chunk_bytes_ = std::max<std::size_t>(result->getUInt64(1) / 2, 1);
+    max_packet_ = result->getUInt64(1);
+    max_chunk_bytes_ = std::max<std::size_t>(max_packet_ / 2, 1);
+}
+
+void check_payload_sizes(const std::vector<Message>& batch, std::uint64_t max_packet) {
+    const std::uint64_t limit = max_packet > statement_overhead_bytes ? max_packet - statement_overhead_bytes : 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (batch[i].payload.size() <= limit) continue;
+        throw PayloadTooLarge("a payload of " + std::to_string(batch[i].payload.size()) +
+                                  " bytes is larger than the queue server's max_allowed_packet (" +
+                                  std::to_string(max_packet) + " bytes): raise max_allowed_packet on the server, "
+                                  "or leave the large columns out with --columns",
+                              i);
+    }
 }
 
 void QueueInserter::insert(const std::vector<Message>& batch) {
+    check_payload_sizes(batch, max_packet_);
     for (const Message& message : batch) priority_of(message);  // refuse a bad level before writing
     for (std::size_t first = 0; first < batch.size();) {
         const std::size_t rows = chunk_rows(batch, first);

@@ -9,13 +9,18 @@
 
 namespace rowpump::mysql {
 
+// Throws PayloadTooLarge for the first payload that cannot travel in a statement of at most `max_packet`
+// bytes (the server's max_allowed_packet), naming its size and what to do.
+void check_payload_sizes(const std::vector<Message>& batch, std::uint64_t max_packet);
+
 class QueueInserter {
 public:
     // `priority_levels`: how many priority lists the job routes to (0: none). Reads max_allowed_packet.
     QueueInserter(Connection& connection, std::string table, std::size_t priority_levels);
 
     // INSERTs the batch in chunks; the caller owns the transaction. Throws UsageError for a message whose
-    // priority level has no list.
+    // priority level has no list, and PayloadTooLarge, before anything is sent, for one the server would
+    // refuse.
     void insert(const std::vector<Message>& batch);
 
 private:
@@ -32,6 +37,7 @@ private:
     Connection& connection_;
     std::string table_;
     std::size_t levels_;
+    std::uint64_t max_packet_ = 0;
     std::size_t max_chunk_bytes_ = 0;
     std::vector<std::string> insert_sql_;       // by shape, then log2(rows)
     std::vector<std::vector<Param>> params_;   // by shape, then log2(rows)

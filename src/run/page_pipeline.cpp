@@ -4,6 +4,9 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <memory>
+#include <string>
+
+#include "rowpump/error.hpp"
 
 namespace rowpump {
 
@@ -11,6 +14,14 @@ namespace {
 // Pages in flight per reader: one being read, one being encoded, one being written.
 constexpr std::size_t pages_in_flight = 3;
 }  // namespace
+
+void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page) {
+    // The page keeps no key per row; its last key and the row's place in it find the row in the table.
+    throw PayloadTooLarge("row " + std::to_string(error.index() + 1) + " of " + std::to_string(page.messages.size()) +
+                              " in the page that ends at key " + to_string(page.last_key) + ": " + error.what() +
+                              " (the pages before it are in the queue)",
+                          error.index());
+}
 
 EncodedPage PageEncoder::encode(const Page& page) const {
     EncodedPage encoded;
@@ -53,7 +64,11 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
         tbb::make_filter<std::shared_ptr<EncodedPage>, void>(
             tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<EncodedPage>& page) {
                 if (refused.load()) return;
-                if (!hooks.write(*page)) refused.store(true);
+                try {
+                    if (!hooks.write(*page)) refused.store(true);
+                } catch (const PayloadTooLarge& error) {
+                    throw_naming_the_row(error, *page);
+                }
             });
     // Isolated: while this thread waits for the pipeline's tasks, oneTBB would otherwise let it run any
     // task of the arena, such as a worker that has not started yet. That worker waits for ranges to come

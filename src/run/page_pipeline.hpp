@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "route/router.hpp"
+#include "rowpump/error.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/reader.hpp"
 #include "rowpump/sink.hpp"
@@ -38,6 +39,9 @@ struct PipelineHooks {
 };
 
 enum class StreamEnd { exhausted, stopped, refused };
+
+// A sink refused one message of `page` as too large: the same error, saying which row of the table it is.
+[[noreturn]] void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page);
 
 StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
                        const std::atomic<bool>& stop);
