@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "mysql/connection.hpp"
+#include "paging/key_predicate.hpp"
 #include "paging/page_size.hpp"
 #include "paging/page_sql.hpp"
 #include "route/router.hpp"
@@ -45,6 +46,19 @@ ExplainedQuery explained(mysql::Connection& connection, std::string label, const
     return out;
 }
 
+std::vector<KeyValue> first_page_keys(mysql::Connection& connection, const PageSql& sql, const SqlFragment& query) {
+    const auto& columns = sql.key_columns(Pass::main);
+    std::vector<KeyValue> keys;
+    auto result = connection.query(query.sql, query.params);
+    while (result->next()) {
+        KeyValue key;
+        for (std::uint32_t i = 0; i < columns.size(); ++i)
+            key.push_back(key_part_from_text(columns[i], result->getString(i + 1).asStdString()));
+        keys.push_back(std::move(key));
+    }
+    return keys;
+}
+
 // The range's first page, as PageReader would run it.
 std::vector<ExplainedQuery> first_pages(mysql::Connection& connection, const ReadPlan& plan, const PageSql& sql,
                                         const KeyRange& range) {
@@ -63,10 +77,17 @@ std::vector<ExplainedQuery> first_pages(mysql::Connection& connection, const Rea
         case PagingStrategy::deferred_join:
             out.push_back(explained(connection, "first page", sql.deferred_join(Pass::main, bounds, limit)));
             break;
-        case PagingStrategy::id_in:
-            out.push_back(explained(connection, "first page, phase 1 (its keys; phase 2 reads the rows by key)",
-                                    sql.keys_only(Pass::main, bounds, limit)));
+        case PagingStrategy::id_in: {
+            const SqlFragment keys_query = sql.keys_only(Pass::main, bounds, limit);
+            out.push_back(explained(connection, "first page, phase 1 (its keys)", keys_query));
+            // Phase 2's plan depends on the keys it is given: the page's real ones, as the reader would send.
+            const std::vector<KeyValue> keys = first_page_keys(connection, sql, keys_query);
+            if (!keys.empty())
+                out.push_back(explained(connection,
+                                        "first page, phase 2 (the rows of its " + std::to_string(keys.size()) + " keys)",
+                                        sql.rows_with_keys(Pass::main, keys)));
             break;
+        }
         case PagingStrategy::offset:
             out.push_back(explained(connection, "first page", sql.offset(Pass::main, bounds, limit, 0)));
             break;

@@ -41,6 +41,8 @@ SqlFragment limited(std::string sql, const SqlFragment& where, std::size_t limit
 
 PageSql::PageSql(const ReadPlan& plan)
     : table_(plan.table.quoted_name()),
+      paged_table_(plan.key.index.empty() ? table_
+                                          : table_ + " FORCE INDEX (" + mysql::quote_identifier(plan.key.index) + ")"),
       where_(plan.spec.where),
       select_columns_(plan.columns),
       computed_expressions_(plan.columns.size()) {
@@ -68,6 +70,10 @@ PageSql::PageSql(const ReadPlan& plan)
         null_pass_key_ = make_key(primary);
     }
 }
+
+// The null pass finds its rows through the key's own index (IS NULL is a lookup there) and pages them by the
+// primary key: no hint. Every other query walks the key's index in order, and says so.
+const std::string& PageSql::table_for(Pass pass) const { return pass == Pass::main ? paged_table_ : table_; }
 
 const std::vector<std::size_t>& PageSql::key_positions(Pass pass) const { return key(pass).positions; }
 const std::vector<Column>& PageSql::key_columns(Pass pass) const { return key(pass).columns; }
@@ -97,7 +103,7 @@ std::string PageSql::select_list(const std::string& qualifier) const {
 
 SqlFragment PageSql::keyset(Pass pass, const PageBounds& bounds, std::size_t limit) const {
     SqlFragment where = conditions(pass, bounds);
-    return limited("SELECT " + select_list("") + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+    return limited("SELECT " + select_list("") + " FROM " + table_for(pass) + " WHERE " + where.sql + " ORDER BY " +
                        column_list(key(pass).bare) + " LIMIT ?",
                    where, limit);
 }
@@ -111,7 +117,7 @@ SqlFragment PageSql::deferred_join(Pass pass, const PageBounds& bounds, std::siz
         join += (i ? " AND " : "") + k.qualified.columns[i] + " = rp_page." + name;
     }
     return limited("SELECT " + select_list("rp_t") + " FROM " + table_ + " AS rp_t JOIN (SELECT " +
-                       column_list(k.bare) + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+                       column_list(k.bare) + " FROM " + table_for(pass) + " WHERE " + where.sql + " ORDER BY " +
                        column_list(k.bare) + " LIMIT ?) AS rp_page ON " + join + " ORDER BY " +
                        column_list(k.qualified),
                    where, limit);
@@ -121,7 +127,7 @@ SqlFragment PageSql::keys_only(Pass pass, const PageBounds& bounds, std::size_t 
     SqlFragment where = conditions(pass, bounds);
     std::string keys;
     for (const auto& column : key(pass).columns) keys += (keys.empty() ? "" : ", ") + select_expression(column, "");
-    return limited("SELECT " + keys + " FROM " + table_ + " WHERE " + where.sql + " ORDER BY " +
+    return limited("SELECT " + keys + " FROM " + table_for(pass) + " WHERE " + where.sql + " ORDER BY " +
                        column_list(key(pass).bare) + " LIMIT ?",
                    where, limit);
 }
@@ -133,7 +139,7 @@ SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys
     for (const auto& placeholder : k.bare.placeholders) tuple += (tuple.empty() ? "" : ", ") + placeholder;
     if (composite) tuple = "(" + tuple + ")";
     SqlFragment out;
-    out.sql = "SELECT " + select_list("") + " FROM " + table_ + " WHERE " +
+    out.sql = "SELECT " + select_list("") + " FROM " + table_for(pass) + " WHERE " +
               (composite ? "(" + column_list(k.bare) + ")" : column_list(k.bare)) + " IN (";
     for (std::size_t i = 0; i < keys.size(); ++i) {
         out.sql += (i ? ", " : "") + tuple;

@@ -49,9 +49,11 @@ private:
     };
     const PassKey& key(Pass pass) const { return pass == Pass::main ? main_key_ : null_pass_key_; }
     SqlFragment conditions(Pass pass, const PageBounds& bounds) const;
+    const std::string& table_for(Pass pass) const;
     std::string select_list(const std::string& qualifier) const;
 
     std::string table_;
+    std::string paged_table_;  // table_ FORCE INDEX (the key's index), for every query that pages by the key
     std::string where_;
     std::string null_key_condition_;      // (a IS NULL OR b IS NULL); empty when the key is NOT NULL
     std::vector<Column> select_columns_;

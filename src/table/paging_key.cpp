@@ -51,7 +51,7 @@ void check_orderable(const TableInfo& table, const std::vector<std::string>& col
 
 PagingKey requested_key(const TableInfo& table, const std::vector<std::string>& requested) {
     for (const auto& name : requested) table.column(name);
-    PagingKey key{requested, "", false};
+    PagingKey key{requested, "", false, {}};
     if (const Index* index = unique_index_within(table, requested)) {
         key.reason = index->name == "PRIMARY" ? "the given key, unique by the primary key"
                                               : "the given key, unique by index " + mysql::quote_identifier(index->name);
@@ -73,6 +73,27 @@ PagingKey requested_key(const TableInfo& table, const std::vector<std::string>& 
     return key;
 }
 
+// The index whose order is the key's: its columns are the key, or lead it and the primary key (which an
+// InnoDB secondary index carries after its own columns, in its own order) supplies the rest. The longest
+// such index wins.
+std::string ordering_index(const TableInfo& table, const std::vector<std::string>& key) {
+    const Index* best = nullptr;
+    for (const auto& index : table.indexes) {
+        if (index.columns.empty() || index.columns.size() > key.size()) continue;
+        if (!std::equal(index.columns.begin(), index.columns.end(), key.begin())) continue;
+        std::vector<std::string> carried;  // what the index orders by after its own columns
+        if (index.name != "PRIMARY")
+            for (const auto& column : table.primary_key)
+                if (!contains(index.columns, column)) carried.push_back(column);
+        const std::size_t rest = key.size() - index.columns.size();
+        if (rest > carried.size() ||
+            !std::equal(key.begin() + static_cast<std::ptrdiff_t>(index.columns.size()), key.end(), carried.begin()))
+            continue;
+        if (!best || index.columns.size() > best->columns.size()) best = &index;
+    }
+    return best ? best->name : std::string();
+}
+
 }  // namespace
 
 PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::string>& requested) {
@@ -80,7 +101,7 @@ PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::strin
     if (!requested.empty()) {
         key = requested_key(table, requested);
     } else if (!table.primary_key.empty()) {
-        key = {table.primary_key, "primary key", false};
+        key = {table.primary_key, "primary key", false, {}};
     } else {
         const Index* best = nullptr;
         for (const auto& index : table.indexes) {
@@ -91,10 +112,11 @@ PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::strin
             throw UsageError("table " + table.quoted_name() +
                              " has no primary key and no unique index on NOT NULL columns: pass --key with a unique "
                              "column");
-        key = {best->columns, "unique index " + mysql::quote_identifier(best->name), false};
+        key = {best->columns, "unique index " + mysql::quote_identifier(best->name), false, {}};
     }
     check_orderable(table, key.columns);
     key.nullable = any_nullable(table, key.columns);
+    key.index = ordering_index(table, key.columns);
     return key;
 }
 

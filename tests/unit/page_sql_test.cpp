@@ -108,5 +108,20 @@ TEST(PageSql, ComputedValuesAreQualifiedInADeferredJoin) {
         << sql.deferred_join(Pass::main, {}, 1).sql;
 }
 
+TEST(PageSql, EveryQueryThatPagesByTheKeyNamesItsIndex) {
+    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("u", ColumnKind::text, true)}, {"u"});
+    plan.key.index = "uk_u";
+    plan.null_key_rows = 3;
+    PageSql sql(plan);
+    const std::string forced = "`db`.`t` FORCE INDEX (`uk_u`)";
+    EXPECT_NE(sql.keyset(Pass::main, {}, 10).sql.find(forced), std::string::npos);
+    EXPECT_NE(sql.deferred_join(Pass::main, {}, 10).sql.find("JOIN (SELECT `u` FROM " + forced), std::string::npos);
+    EXPECT_NE(sql.keys_only(Pass::main, {}, 10).sql.find(forced), std::string::npos);
+    EXPECT_NE(sql.rows_with_keys(Pass::main, {{std::string("a")}}).sql.find(forced), std::string::npos);
+    EXPECT_NE(sql.offset(Pass::main, {}, 10, 5).sql.find(forced), std::string::npos);
+    // The NULL-key pass finds its rows by IS NULL and pages them by the primary key: no hint.
+    EXPECT_EQ(sql.keyset(Pass::null_keys, {}, 10).sql.find("FORCE INDEX"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rowpump
