@@ -282,7 +282,8 @@ TEST_F(BackfillCliTest, BadNumbersInPartitionAndQueueFlagsExit2NamingTheFlag) {
         {with({"queue", "requeue-dead", "--limit", "0"}, queue), "--limit: expected a whole number of at least 1"},
         {with({"queue", "consume", "--exec", "true", "--until-empty", "--concurrency", "-1"}, queue), "--concurrency"},
         {with({"queue", "consume", "--exec", "true", "--until-empty", "--batch", "0"}, queue), "--batch"},
-        {with({"queue", "consume", "--exec", "true", "--until-empty", "--max-attempts", "-1"}, queue), "--max-attempts"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--max-attempts", "-1"}, queue),
+         "--max-attempts"},
         {with({"queue", "consume", "--exec", "true", "--until-empty", "--backoff", "nan"}, queue), "--backoff"},
         {with({"queue", "consume", "--exec", "true", "--until-empty", "--poll", "inf"}, queue), "--poll"},
         {with({"queue", "consume", "--exec", "true", "--until-empty", "--reap-interval", "-1"}, queue),
@@ -315,8 +316,8 @@ TEST_F(BackfillCliTest, WhereThatLeavesItsParenthesesExits2BeforeAnythingIsCreat
                     .empty();
     };
     const auto job_rows = [&] {
-        return table_exists("rowpump_jobs") ? tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id}).size()
-                                            : 0u;
+        if (!table_exists("rowpump_jobs")) return std::size_t{0};
+        return tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id}).size();
     };
 
     expect_bad_input(run_cli(with(redis_args(table), {"--where", "id<3) OR (1=1"})),
@@ -396,7 +397,8 @@ TEST_F(BackfillCliTest, SummaryJsonWriteErrorIsReportedAndSaysTheRowsWereWritten
     EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 500);
     const auto err = lines(result.err);
     ASSERT_FALSE(err.empty()) << describe(result);
-    EXPECT_TRUE(contains(err.back(), "rowpump: error: cannot write the summary to '/dev/full': No space left on device"))
+    EXPECT_TRUE(contains(err.back(), "rowpump: error: cannot write the summary to '/dev/full': No space left on "
+                                     "device"))
         << describe(result);
     EXPECT_TRUE(contains(err.back(), "wrote 500 rows")) << describe(result);
 }

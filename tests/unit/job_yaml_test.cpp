@@ -236,7 +236,8 @@ TEST_F(JobYamlTest, BadNumbersAreConfigErrorsAtTheirField) {
          "source.max_page_size: max_page_size 10 is below page_size 5000: expected at least page_size"},
         {head + "  page_time_ms: -1\n" + sink, 4, 17,
          "source.page_time_ms: expected a whole number from 0 to 3600000, got '-1'"},
-        {head + sink + "lease_timeout: -1\n", 6, 16, "lease_timeout: expected a whole number from 1 to 86400, got '-1'"},
+        {head + sink + "lease_timeout: -1\n", 6, 16,
+         "lease_timeout: expected a whole number from 1 to 86400, got '-1'"},
     };
     for (const auto& bad : cases) {
         SCOPED_TRACE(bad.text);
@@ -248,7 +249,8 @@ TEST_F(JobYamlTest, BadNumbersAreConfigErrorsAtTheirField) {
 TEST_F(JobYamlTest, PriorityThresholdThatIsNotANumberIsAConfigError) {
     TempJob job(std::string(minimal_source) +
                 "sink:\n  uri: stdout\n  priority:\n    column: amount\n    levels: \"high:nan,low\"\n");
-    expect_error_at(job.path(), 8, 13, "sink.priority.levels: bad threshold in priority level 'high:nan': expected name:number");
+    expect_error_at(job.path(), 8, 13,
+                    "sink.priority.levels: bad threshold in priority level 'high:nan': expected name:number");
 }
 
 // The filter stays one expression inside the parentheses rowpump puts around it.
@@ -275,7 +277,8 @@ TEST_F(JobYamlTest, WhereThatLeavesItsParenthesesIsAConfigError) {
                                "one expression, not statements; give one condition, e.g. where: \"a < 3 OR b = 1\"");
     }
     {
-        TempJob job(std::string(minimal_source) + "  where: \"(a = ')' OR b = 2) AND c <> '('\"\nsink:\n  uri: stdout\n");
+        TempJob job(std::string(minimal_source) +
+                    "  where: \"(a = ')' OR b = 2) AND c <> '('\"\nsink:\n  uri: stdout\n");
         EXPECT_EQ(load_job(job.path()).read.where, "(a = ')' OR b = 2) AND c <> '('");
     }
 }
