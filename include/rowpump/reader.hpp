@@ -45,7 +45,7 @@ struct ReadSpec {
     std::string table;                 // "name" or "schema.name"
     std::vector<std::string> key;      // empty: the primary key, else the smallest unique NOT NULL index
     std::vector<std::string> columns;  // empty: every column, in table order
-    std::string where;                 // an SQL condition, by design; it is parenthesised
+    std::string where;                 // an SQL condition, by design, parenthesised: one balanced expression
     std::vector<ComputedColumn> computed;
     PagingStrategy strategy = PagingStrategy::keyset;
     NullKeys null_keys = NullKeys::refuse;

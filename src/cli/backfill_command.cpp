@@ -1,7 +1,9 @@
 #include "cli/backfill_command.hpp"
 
+#include <algorithm>
 
 #include "cli/job_runner.hpp"
+#include "cli/number_flags.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -20,12 +22,14 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue reminders --due-column remind_at\n"
         "Ctrl-C stops cleanly (exit 3); the summary says where each range stopped.");
     add_source_options(*command, options.source);
-    command->add_option("--partitions", options.partitions, "Key ranges to split the table into (default: workers)");
+    command->add_option("--partitions", options.partitions,
+                        "Key ranges to split the table into (default: as many as --workers)")
+        ->check(whole_number(1, 1'000'000));
     command->add_option("--partition-strategy", options.partition_strategy, "How ranges are cut")
         ->check(CLI::IsMember({"minmax", "balanced"}));
     command->add_option("--workers", options.workers, "Parallel workers, each with its own connections "
                                                       "(default: the number of cores)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+        ->check(whole_number(1, 256));
     command->add_option("--sink", options.sink, "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db");
     command->add_option("--queue", options.queue, "Redis list (key prefix) or MySQL queue table");
     command->add_option("--push", options.push, "Redis push side")->check(CLI::IsMember({"rpush", "lpush"}));
@@ -34,35 +38,53 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     command->add_option("--priority", options.priority_levels,
                         "Levels, highest first, as name:min,...,name (rows >= min go there; the last takes the rest)");
     command->add_option("--delay", options.delay_seconds, "Make every row a delayed task due in this many seconds")
-        ->check(CLI::NonNegativeNumber);
+        ->check(real_number(0, max_flag_seconds));
     command->add_option("--due-column", options.due_column, "DATETIME column with each row's due time (delayed set)");
-    command->add_option("--rate", options.rate, "At most this many rows per second over all workers")
-        ->check(CLI::NonNegativeNumber);
-    command->add_option("--high-water", options.high_water, "Pause while the queue holds more ready tasks than this");
+    command->add_option("--rate", options.rate, "At most this many rows per second over all workers (0: no cap)")
+        ->check(real_number(0));
+    command->add_option("--high-water", options.high_water,
+                        "Pause while the queue holds more ready tasks than this (0: never)")
+        ->check(whole_number(0));
     command->add_option("--page-time-ms", options.page_time_ms,
-                        "Adapt page size toward this time per page (0: keep --page-size fixed)");
-    command->add_option("--max-page-size", options.max_page_size, "Largest adaptive page")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+                        "Adapt page size toward this time per page (0: keep --page-size fixed)")
+        ->check(whole_number(0, 3'600'000));
+    command->add_option("--max-page-size", options.max_page_size,
+                        "Largest adaptive page, at least --page-size (default: 5000, or --page-size when larger)")
+        ->check(whole_number(1, 1'000'000));
     command->add_option("--job-id", options.job_id,
                         "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); "
                         "processes given the same job id share the work");
     command->add_flag("--resume", options.resume, "Continue the job given by --job-id where it stopped");
     command->add_option("--lease-timeout", options.lease_timeout_seconds,
                         "Seconds after which a live but stuck process loses its range")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{86400}));
+        ->check(whole_number(1, 86'400));
     command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
-    command->add_option("--summary-json", options.summary_json, "Also write the summary as JSON to this file");
+    command->add_option("--summary-json", options.summary_json,
+                        "Also write the summary as JSON to this file (checked before the run starts; if it cannot be "
+                        "written at the end, the run exits 1 and says that the rows were written)");
     return command;
 }
 
 namespace {
+
+constexpr std::size_t default_max_page_size = 5000;
+
+std::size_t max_page_size(const BackfillOptions& options) {
+    const std::size_t page_size = options.source.page_size;
+    if (!options.max_page_size) return std::max(default_max_page_size, page_size);
+    if (options.max_page_size < page_size)
+        throw UsageError("--max-page-size " + std::to_string(options.max_page_size) + " is below --page-size " +
+                         std::to_string(page_size) + ": give a --max-page-size of at least " +
+                         std::to_string(page_size) + ", or a smaller --page-size");
+    return options.max_page_size;
+}
 
 JobSpec job_spec(const BackfillOptions& options) {
     JobSpec spec;
     spec.mysql = options.source.mysql();
     spec.read = options.source.read_spec();
     spec.read.target_page_time = std::chrono::milliseconds(options.page_time_ms);
-    spec.read.max_page_size = std::max(options.max_page_size, options.source.page_size);
+    spec.read.max_page_size = max_page_size(options);
     spec.read.min_page_size = std::min<std::size_t>(100, options.source.page_size);
     spec.partitions = options.partitions;
     spec.partition_strategy = parse_partition_strategy(options.partition_strategy);

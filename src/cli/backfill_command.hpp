@@ -22,7 +22,7 @@ struct BackfillOptions {
     double rate = 0;
     std::uint64_t high_water = 0;
     std::size_t page_time_ms = 250;
-    std::size_t max_page_size = 5000;
+    std::size_t max_page_size = 0;  // 0: not given
     std::string job_id;
     bool resume = false;
     std::size_t lease_timeout_seconds = 60;

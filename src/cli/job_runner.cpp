@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/progress_bar.hpp"
 #include "cli/stop_signal.hpp"
 #include "cli/summary_output.hpp"
+#include "log.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 
@@ -18,6 +20,7 @@ int print_plan(const JobSpec& spec) {
     ReadSpec read = spec.read;
     Router::request_inputs(spec.route, read);
     auto plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, read));
+    [[maybe_unused]] const Router router(spec.route, *plan);  // checks the routing inputs as a run would
     const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
     const auto partitions =
         plan_partitions(spec.mysql, *plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
@@ -42,6 +45,8 @@ int print_plan(const JobSpec& spec) {
 }
 
 int run_with_progress(const JobSpec& spec, const std::string& summary_json) {
+    std::optional<SummaryFile> summary_file;
+    if (!summary_json.empty()) summary_file.emplace(summary_json);
     ProgressBar progress;
     JobControl control;
     control.stop = &install_stop_signals(backfill_stop_message, backfill_second_stop_message);
@@ -49,8 +54,24 @@ int run_with_progress(const JobSpec& spec, const std::string& summary_json) {
     const JobSummary summary = run_job(spec, control);
     progress.finish();
     print_summary(summary);
-    if (!summary_json.empty()) write_summary_json(summary, summary_json);
-    return static_cast<int>(summary.interrupted ? ExitCode::interrupted : ExitCode::done);
+    const ExitCode outcome = summary.interrupted ? ExitCode::interrupted : ExitCode::done;
+    if (!summary_file) return static_cast<int>(outcome);
+    try {
+        summary_file->write(summary);
+    } catch (const Error& error) {
+        // The rows are in the sink by now: say so, so that nobody reruns the job just for its summary.
+        const auto written = static_cast<unsigned long long>(summary.rows_written);
+        if (summary.interrupted) {
+            log().error("{}; the run was interrupted after writing {} rows, as the summary above says", error.what(),
+                        written);
+            return static_cast<int>(ExitCode::interrupted);
+        }
+        log().error("{}; the run itself finished and wrote {} rows, as the summary above says: do not run it again "
+                    "for the file",
+                    error.what(), written);
+        return static_cast<int>(ExitCode::failure);
+    }
+    return static_cast<int>(outcome);
 }
 
 }  // namespace rowpump::cli

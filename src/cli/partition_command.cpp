@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli/number_flags.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
 
@@ -26,7 +27,7 @@ CLI::App* setup_partition(CLI::App& app, PartitionOptions& options) {
     for (const char* unused : {"--strategy", "--page-size", "--columns"}) command->remove_option(command->get_option(unused));
     command->add_option("--partitions", options.partitions, "Number of ranges (fewer when the table has fewer rows)")
         ->required()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
+        ->check(whole_number(1, 1'000'000));
     command->add_option("--strategy", options.strategy,
                         "balanced: about equal rows per range, any key (walks the key's index once); "
                         "minmax: equal key widths between the lowest and highest key, a single integer key, instant")

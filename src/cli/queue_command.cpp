@@ -1,5 +1,6 @@
 #include "cli/queue_command.hpp"
 
+#include "cli/number_flags.hpp"
 #include "cli/queue_subcommands.hpp"
 
 namespace rowpump::cli {
@@ -23,21 +24,25 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--max-attempts", options.max_attempts, "A task that fails this many times is dead")
-        ->check(CLI::Range(1, 1000000));
+        ->check(whole_number(1, 1'000'000));
     command.add_option("--backoff", options.backoff_seconds,
-                       "Seconds before the first retry; doubles with each failure, with jitter");
-    command.add_option("--backoff-cap", options.backoff_cap_seconds, "Longest wait before a retry, seconds");
+                       "Seconds before the first retry; doubles with each failure, with jitter")
+        ->check(real_number(0, max_flag_seconds));
+    command.add_option("--backoff-cap", options.backoff_cap_seconds, "Longest wait before a retry, seconds")
+        ->check(real_number(0, max_flag_seconds));
     command.add_option("--max-crashes", options.max_crashes,
                        "MySQL: a task whose claim is taken back this many times (its consumer died or stalled) is dead")
-        ->check(CLI::Range(1, 1000000));
+        ->check(whole_number(1, 1'000'000));
 }
 
 void add_claim_timeout(CLI::App& command, QueueOptions& options) {
     command.add_option("--claim-timeout", options.claim_timeout_seconds,
                        "MySQL: a claim older than this many seconds is taken back even though its connection lives "
-                       "(running tasks renew theirs)");
+                       "(running tasks renew theirs)")
+        ->check(real_number(0, max_flag_seconds));
     command.add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
-                       "Redis: a consumer silent this many seconds is taken for dead and its tasks recovered");
+                       "Redis: a consumer silent this many seconds is taken for dead and its tasks recovered")
+        ->check(real_number(0, max_flag_seconds));
 }
 
 void setup_consume(CLI::App& queue, QueueOptions& options) {
@@ -55,9 +60,9 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     add_queue_options(*command, options);
     command->add_option("--exec", options.exec, "Command to run per task (payload on stdin)")->required();
     command->add_option("--concurrency", options.concurrency, "Worker threads, each with its own connection")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+        ->check(whole_number(1, 256));
     command->add_option("--batch", options.batch, "Tasks claimed at a time per worker")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+        ->check(whole_number(1, 10'000));
     command->add_option("--claim-mode", options.claim_mode,
                         "MySQL claims: skip-locked (default: claimers never wait for each other) or "
                         "update-then-select (no transaction; the faster one in bench/results/queue.md)")
@@ -65,10 +70,12 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     add_retry_options(*command, options);
     add_claim_timeout(*command, options);
     command->add_option("--reap-interval", options.reap_interval_seconds,
-                        "Seconds between reaper (MySQL) or recovery (Redis) passes; 0: none");
+                        "Seconds between reaper (MySQL) or recovery (Redis) passes; 0: none")
+        ->check(real_number(0, max_flag_seconds));
     command->add_option("--poll", options.poll_seconds,
                         "Redis with priority lists: seconds a blocked worker waits on the first list before looking "
-                        "at the others");
+                        "at the others")
+        ->check(real_number(0, max_flag_seconds));
     command->add_option("--consumer", options.consumer,
                         "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed "
                         "predecessor held at once (default: <host>:<pid>)");
@@ -94,7 +101,8 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
     stats->add_flag("--json", options.json, "Print JSON");
     stats->add_flag("--exact", options.exact, "MySQL: count every row (default: stop at 10 million per state)");
     stats->add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
-                      "Redis: a consumer silent this many seconds is shown as expired");
+                      "Redis: a consumer silent this many seconds is shown as expired")
+        ->check(real_number(0, max_flag_seconds));
 
     setup_consume(*queue, options);
 
@@ -108,13 +116,14 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
 
     auto* purge = queue->add_subcommand("purge", "MySQL: delete done tasks, 1000 rows per statement");
     add_queue_options(*purge, options);
-    purge->add_option("--older-than", options.older_than_seconds, "Only tasks done at least this many seconds ago");
-    purge->add_option("--batch", options.purge_batch, "Rows per DELETE")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+    purge->add_option("--older-than", options.older_than_seconds, "Only tasks done at least this many seconds ago")
+        ->check(real_number(0, max_flag_seconds));
+    purge->add_option("--batch", options.purge_batch, "Rows per DELETE")->check(whole_number(1, 100'000));
 
     auto* requeue = queue->add_subcommand("requeue-dead", "Make dead tasks ready again, attempts reset");
     add_queue_options(*requeue, options);
-    requeue->add_option("--limit", options.limit, "At most this many (default: all)");
+    requeue->add_option("--limit", options.limit, "At most this many, at least 1 (default: all)")
+        ->check(whole_number(1));
     return queue;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <future>
 
+#include "cli/number_flags.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 
@@ -17,7 +18,8 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
         "  rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders --strategy deferred-join");
     add_source_options(*command, options.source);
     command->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"json", "csv"}));
-    command->add_option("--limit", options.limit, "Stop after this many rows (default: all)");
+    command->add_option("--limit", options.limit, "Stop after this many rows, at least 1 (default: all)")
+        ->check(whole_number(1));
     return command;
 }
 

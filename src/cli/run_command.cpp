@@ -26,7 +26,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     add_override_option(*command, options.overrides);
     command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
     command->add_flag("--resume", options.resume, "Continue the job (its job_id) where an earlier run stopped");
-    command->add_option("--summary-json", options.summary_json, "Also write the summary as JSON to this file");
+    command->add_option("--summary-json", options.summary_json,
+                        "Also write the summary as JSON to this file (checked before the run starts; if it cannot be "
+                        "written at the end, the run exits 1 and says that the rows were written)");
     return command;
 }
 

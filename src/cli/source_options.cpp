@@ -1,5 +1,7 @@
 #include "cli/source_options.hpp"
 
+#include "cli/number_flags.hpp"
+#include "paging/where_clause.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::cli {
@@ -17,6 +19,7 @@ ReadSpec SourceOptions::read_spec() const {
     spec.table = table;
     spec.key = key;
     spec.columns = columns;
+    check_where_clause(where, "--where", "--where 'a < 3 OR b = 1'");
     spec.where = where;
     spec.page_size = page_size;
     spec.strategy = parse_strategy(strategy);
@@ -37,9 +40,10 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                        "NOT NULL index); a non-unique column gets the primary key appended")
         ->delimiter(',');
     command.add_option("--columns", options.columns, "Columns to read, comma-separated (default: all)")->delimiter(',');
-    command.add_option("--where", options.where, "SQL condition the rows must meet (parenthesised as given)");
-    command.add_option("--page-size", options.page_size, "Rows per page")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+    command.add_option("--where", options.where,
+                       "SQL condition the rows must meet: one expression with balanced parentheses, no ';' or '?' "
+                       "(a -- or # comment must end in a newline)");
+    command.add_option("--page-size", options.page_size, "Rows per page")->check(whole_number(1, 1'000'000));
     command.add_option("--strategy", options.strategy, "Paging strategy")
         ->check(CLI::IsMember({"keyset", "deferred-join", "id-in", "offset"}));
     command.add_option("--null-keys", options.null_keys,

@@ -3,9 +3,16 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "log.hpp"
 #include "rowpump/error.hpp"
@@ -72,7 +79,9 @@ void print_summary(const JobSummary& summary) {
     }
 }
 
-void write_summary_json(const JobSummary& summary, const std::string& path) {
+namespace {
+
+std::string summary_json(const JobSummary& summary) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
     writer.StartObject();
@@ -122,9 +131,52 @@ void write_summary_json(const JobSummary& summary, const std::string& path) {
     }
     writer.EndArray();
     writer.EndObject();
-    std::ofstream out(path);
-    out << buffer.GetString() << '\n';
-    if (!out) throw Error("cannot write the summary to " + path);
+    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+// Writes all of `text`; false with errno set when a write fails.
+bool write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        const ssize_t n = ::write(fd, text.data(), text.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        text.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+}  // namespace
+
+SummaryFile::SummaryFile(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    created_ = fd_ >= 0;
+    if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0)
+        throw UsageError("--summary-json: cannot write '" + path_ + "': " + std::strerror(errno) +
+                         "; give a file in an existing directory that you can write to");
+}
+
+SummaryFile::~SummaryFile() {
+    if (fd_ < 0) return;
+    ::close(fd_);
+    if (created_) ::unlink(path_.c_str());
+}
+
+void SummaryFile::write(const JobSummary& summary) {
+    const std::string text = summary_json(summary);
+    const int fd = std::exchange(fd_, -1);
+    struct stat status {};
+    // Only a regular file holds an older summary to replace; a device or pipe takes the text as it comes.
+    bool written = ::fstat(fd, &status) == 0 && (!S_ISREG(status.st_mode) || ::ftruncate(fd, 0) == 0) &&
+                   write_all(fd, text);
+    int error = errno;
+    if (::close(fd) != 0 && written) {
+        written = false;
+        error = errno;
+    }
+    if (written) return;
+    if (created_) ::unlink(path_.c_str());
+    throw Error("cannot write the summary to '" + path_ + "': " + std::strerror(error));
 }
 
 }  // namespace rowpump::cli

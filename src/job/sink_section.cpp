@@ -10,6 +10,9 @@ namespace rowpump::job {
 
 namespace {
 
+// Ten years: the due time in milliseconds always fits, whatever the clock says.
+constexpr double max_delay_seconds = 10.0 * 365 * 86400;
+
 // What the queue name means for the sink's kind; empty when the sink takes no queue.
 std::string check_sink_uri(const Field& field, const std::string& uri) {
     try {
@@ -101,7 +104,7 @@ void read_sink(const Field& field, JobSpec& spec) {
         spec.sink.push = push->choice({"rpush", "lpush"}) == "lpush" ? PushSide::left : PushSide::right;
     if (auto priority = sink.optional("priority")) read_priority(*priority, spec.route);
     if (auto delay = sink.optional("delay"))
-        spec.route.delay = std::chrono::milliseconds(std::llround(delay->number(0) * 1000));
+        spec.route.delay = std::chrono::milliseconds(std::llround(delay->number(0, max_delay_seconds) * 1000));
     if (auto due_column = sink.optional("due_column")) {
         spec.route.due_column = due_column->text();
         if (spec.route.delay.count() > 0)

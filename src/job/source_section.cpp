@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "job/job_sections.hpp"
+#include "paging/where_clause.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::job {
@@ -52,7 +53,11 @@ void read_source(const Field& field, JobSpec& spec) {
     spec.read.table = source.required("table", "the table to read, as name or schema.name").text();
     if (auto key = source.optional("key")) spec.read.key = key->names();
     if (auto columns = source.optional("columns")) spec.read.columns = columns->names();
-    if (auto where = source.optional("where")) spec.read.where = where->text();
+    if (auto where = source.optional("where")) {
+        spec.read.where = where->text();
+        if (auto problem = find_where_problem(spec.read.where))
+            where->fail(describe(*problem, "where: \"a < 3 OR b = 1\""));
+    }
     read_paging(source, spec.read);
 }
 

@@ -88,17 +88,21 @@ std::uint64_t Field::whole(std::uint64_t min, std::uint64_t max) const {
     fail(expected + ", got " + quoted(value));
 }
 
-double Field::number(std::optional<double> min) const {
+double Field::number(std::optional<double> min, std::optional<double> max) const {
     const std::string value = text();
     double number = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (error == std::errc() && end == value.data() + value.size() && std::isfinite(number) && (!min || number >= *min))
+    if (error == std::errc() && end == value.data() + value.size() && std::isfinite(number) &&
+        (!min || number >= *min) && (!max || number <= *max))
         return number;
+    const auto shown_bound = [](double bound) {
+        char text[32];
+        return std::string(text, std::to_chars(text, text + sizeof text, bound).ptr);
+    };
     std::string expected = "expected a number";
-    if (min) {
-        char bound[32];
-        expected += " of at least " + std::string(bound, std::to_chars(bound, bound + sizeof bound, *min).ptr);
-    }
+    if (min && max) expected += " from " + shown_bound(*min) + " to " + shown_bound(*max);
+    else if (min) expected += " of at least " + shown_bound(*min);
+    else if (max) expected += " of at most " + shown_bound(*max);
     fail(expected + ", got " + quoted(value));
 }
 

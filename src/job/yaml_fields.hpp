@@ -32,8 +32,8 @@ public:
     std::string text() const;
     // A whole number in [min, max].
     std::uint64_t whole(std::uint64_t min, std::uint64_t max) const;
-    // A finite number, >= min when one is given.
-    double number(std::optional<double> min = std::nullopt) const;
+    // A finite number (no NaN or infinity), >= min and <= max when they are given.
+    double number(std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt) const;
     // One of `choices` (exact spelling); the error suggests the closest one.
     std::string choice(const std::vector<std::string>& choices) const;
     // A list of names, or a single name as a list of one.

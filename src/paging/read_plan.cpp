@@ -3,6 +3,7 @@
 #include "log.hpp"
 #include "mysql/connection.hpp"
 #include "paging/key_predicate.hpp"
+#include "paging/where_clause.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/reader.hpp"
 #include "table/describe.hpp"
@@ -36,6 +37,8 @@ std::vector<Column> ReadPlan::key_columns() const {
 namespace {
 
 void check_spec(const ReadSpec& spec) {
+    // The command line and job files check the filter where the user gave it; this covers programs.
+    check_where_clause(spec.where, "where", "\"a < 3 OR b = 1\"");
     if (spec.page_size == 0) throw UsageError("page size must be at least 1");
     if (spec.target_page_time.count() > 0 && (spec.min_page_size == 0 || spec.min_page_size > spec.max_page_size))
         throw UsageError("adaptive page size needs 1 <= min page size <= max page size");

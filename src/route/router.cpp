@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <string_view>
 
 #include "rowpump/error.hpp"
 
@@ -18,6 +19,21 @@ std::optional<double> parse_number(std::optional<std::string_view> text) {
     auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
     if (error != std::errc()) return std::nullopt;
     return value;
+}
+
+// The server computes a priority value as text; only numeric columns give text that compares as numbers.
+bool is_numeric(ColumnKind kind) {
+    switch (kind) {
+        case ColumnKind::signed_integer:
+        case ColumnKind::unsigned_integer:
+        case ColumnKind::decimal:
+        case ColumnKind::floating:
+        case ColumnKind::bit:
+        case ColumnKind::year:
+            return true;
+        default:
+            return false;
+    }
 }
 
 std::optional<std::size_t> computed_position(const ReadPlan& plan, const char* name) {
@@ -39,13 +55,12 @@ std::vector<PriorityLevel> parse_priority_levels(const std::string& text) {
         PriorityLevel level{item.substr(0, colon), 0};
         if (level.name.empty()) throw UsageError("empty level name in priority levels '" + text + "'");
         if (colon != std::string::npos) {
-            try {
-                std::size_t used = 0;
-                level.min = std::stod(item.substr(colon + 1), &used);
-                if (used != item.size() - colon - 1) throw std::invalid_argument(item);
-            } catch (const std::logic_error&) {
+            const std::string_view threshold = std::string_view(item).substr(colon + 1);
+            const auto [number_end, error] =
+                std::from_chars(threshold.data(), threshold.data() + threshold.size(), level.min);
+            if (threshold.empty() || error != std::errc() || number_end != threshold.data() + threshold.size() ||
+                !std::isfinite(level.min))
                 throw UsageError("bad threshold in priority level '" + item + "': expected name:number");
-            }
         } else if (end != text.size()) {
             throw UsageError("priority level '" + item + "' needs a threshold (name:min); only the last may omit it");
         }
@@ -74,6 +89,12 @@ Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {
         throw UsageError("priority levels need a priority column (--priority-column)");
     if (!route.priority_column.empty() && route.levels.size() < 2)
         throw UsageError("priority routing needs at least two levels, e.g. --priority high:100,mid:10,low");
+    if (!route.priority_column.empty()) {
+        const Column& column = plan.table.column(route.priority_column);
+        if (!is_numeric(column.kind))
+            throw UsageError("priority column '" + route.priority_column + "' is " + column.column_type +
+                             ": expected a numeric column (integer, DECIMAL, FLOAT or DOUBLE)");
+    }
     if (!route.due_column.empty()) {
         const Column& column = plan.table.column(route.due_column);
         if (column.kind != ColumnKind::datetime && column.kind != ColumnKind::date)

@@ -235,6 +235,174 @@ TEST_F(BackfillCliTest, BadPriorityLevelsExit2) {
     EXPECT_EQ(queue_keys(), 0);
 }
 
+TEST_F(BackfillCliTest, PriorityColumnThatIsNotNumericExits2AndWritesNothing) {
+    const auto table = tables().create("bf_cli_text", "(id INT PRIMARY KEY, note VARCHAR(20) NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, CONCAT('n', seq) FROM seq_1_to_20");
+    const std::vector<std::string> routed{"--priority-column", "note", "--priority", "high:10,low"};
+    expect_bad_input(run_cli(with(redis_args(table), routed)), "priority column 'note' is varchar(20)");
+    expect_bad_input(run_cli(with(with(redis_args(table), routed), {"--dry-run"})), "priority column 'note'");
+    const auto numbers = numbered_table(20);
+    expect_bad_input(run_cli(with(redis_args(numbers), {"--priority-column", "amount", "--priority", "high:nan,low"})),
+                     "high:nan");
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+// Each bad number is refused by the parser with one line naming the flag, and short bounds in it.
+TEST_F(BackfillCliTest, BadNumbersInBackfillFlagsExit2NamingTheFlag) {
+    const auto table = numbered_table(10);
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--partitions", "-1"}, "--partitions: expected a whole number from 1 to 1000000, got '-1'"},
+        {{"--partitions", "99999999999999999999999"}, "--partitions: expected a whole number from 1 to 1000000"},
+        {{"--partitions", "0"}, "--partitions: expected a whole number from 1 to 1000000, got '0'"},
+        {{"--workers", "-1"}, "--workers: expected a whole number from 1 to 256, got '-1'"},
+        {{"--rate", "nan"}, "--rate: expected a number of at least 0, got 'nan'"},
+        {{"--rate", "-5"}, "--rate: expected a number of at least 0, got '-5'"},
+        {{"--delay", "nan"}, "--delay: expected a number from 0 to 315360000, got 'nan'"},
+        {{"--delay", "inf"}, "--delay: expected a number from 0 to 315360000, got 'inf'"},
+        {{"--high-water", "-1"}, "--high-water: expected a whole number of at least 0, got '-1'"},
+        {{"--page-time-ms", "-1"}, "--page-time-ms: expected a whole number from 0 to 3600000, got '-1'"},
+        {{"--page-size", "0"}, "--page-size: expected a whole number from 1 to 1000000, got '0'"},
+        {{"--max-page-size", "10", "--page-size", "5000"}, "--max-page-size 10 is below --page-size 5000"},
+    };
+    for (const auto& [flags, needle] : cases) {
+        SCOPED_TRACE(flags.front() + " " + flags.at(1));
+        const auto result = run_cli(with(redis_args(table), flags), 30s);
+        expect_bad_input(result, needle);
+        EXPECT_LT(result.err.size(), 200u) << "a short line, no 300-digit bound\n" << describe(result);
+    }
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+TEST_F(BackfillCliTest, BadNumbersInPartitionAndQueueFlagsExit2NamingTheFlag) {
+    const auto table = numbered_table(10);
+    const std::vector<std::string> queue{"--source", redis_url_, "--queue", queue_};
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"partition", "--table", table, "--partitions", "-1"}, "--partitions: expected a whole number from 1"},
+        {with({"queue", "requeue-dead", "--limit", "-1"}, queue), "--limit: expected a whole number of at least 1"},
+        {with({"queue", "requeue-dead", "--limit", "0"}, queue), "--limit: expected a whole number of at least 1"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--concurrency", "-1"}, queue), "--concurrency"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--batch", "0"}, queue), "--batch"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--max-attempts", "-1"}, queue),
+         "--max-attempts"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--backoff", "nan"}, queue), "--backoff"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--poll", "inf"}, queue), "--poll"},
+        {with({"queue", "consume", "--exec", "true", "--until-empty", "--reap-interval", "-1"}, queue),
+         "--reap-interval"},
+        {with({"queue", "stats", "--heartbeat-timeout", "nan"}, queue), "--heartbeat-timeout"},
+        {with({"queue", "reap", "--claim-timeout", "-5"}, queue), "--claim-timeout"},
+        {with({"queue", "purge", "--older-than", "-1"}, queue), "--older-than"},
+    };
+    for (const auto& [args, needle] : cases) {
+        SCOPED_TRACE(args.at(0) + " " + args.at(1) + " ... " + needle);
+        const auto result = run_cli(args, 30s);
+        expect_bad_input(result, needle);
+        EXPECT_LT(result.err.size(), 200u) << describe(result);
+    }
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+// "id<3) OR (1=1" would OR past the key bounds and write ids 1 and 2 once per page; "1=1) -- " would
+// comment out the bounds, and with --job-id it failed only after the job's state had been created.
+TEST_F(BackfillCliTest, WhereThatLeavesItsParenthesesExits2BeforeAnythingIsCreated) {
+    const auto table = numbered_table(100);
+    const std::string pid = std::to_string(::getpid());
+    const std::string job_id = "rp_test_bf_where_" + pid;
+    const std::string queue_table = "rp_test_bf_where_q_" + pid;
+    const auto table_exists = [&](const std::string& name) {
+        return !tables()
+                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
+                          "TABLE_NAME = ?",
+                          {name})
+                    .empty();
+    };
+    const auto job_rows = [&] {
+        if (!table_exists("rowpump_jobs")) return std::size_t{0};
+        return tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id}).size();
+    };
+
+    expect_bad_input(run_cli(with(redis_args(table), {"--where", "id<3) OR (1=1"})),
+                     "--where: unbalanced ')' at character 5");
+    expect_bad_input(run_cli(with(redis_args(table), {"--where", "1=1) -- ", "--job-id", job_id})),
+                     "--where: unbalanced ')' at character 4");
+    EXPECT_EQ(queue_keys(), 0);
+    EXPECT_EQ(redis_->command({"EXISTS", "rowpump:job:" + job_id + ":meta"}).integer, 0) << "the job was created";
+
+    expect_bad_input(run_cli({"backfill", "--table", table, "--sink", mysql_url_, "--queue", queue_table, "--where",
+                              "1=1) -- ", "--job-id", job_id}),
+                     "--where: unbalanced ')'");
+    EXPECT_FALSE(table_exists(queue_table)) << "the queue table was created";
+    EXPECT_EQ(job_rows(), 0u) << "the job was created";
+
+    expect_bad_input(run_cli({"partition", "--table", table, "--partitions", "2", "--where", "id = 1 -- the end"}),
+                     "--where: a comment at character 8 runs to the end");
+    expect_bad_input(run_cli(with(redis_args(table), {"--where", "id = 1 /*! OR 1=1 */", "--dry-run"})),
+                     "--where: an executable comment");
+
+    // What a run without the check would have left behind.
+    delete_keys(*redis_, "rowpump:job:" + job_id + ":*");
+    tables().connection().execute("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue_table));
+    if (table_exists("rowpump_jobs")) {
+        tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id});
+        tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id});
+    }
+}
+
+// The same filter in a job file is a ConfigError at its line and column, for `run` and `explain`.
+TEST_F(BackfillCliTest, JobFileWhereThatLeavesItsParenthesesExits2) {
+    const auto table = numbered_table(10);
+    const std::string path = fresh_temp_path("where_job") + ".yaml";
+    std::ofstream(path) << "source:\n  mysql: ${ROWPUMP_MYSQL_URL}\n  table: " << table
+                        << "\n  where: \"id<3) OR (1=1\"\nsink:\n  uri: \"" << redis_url_ << "\"\n  queue: \"" << queue_
+                        << "\"\n";
+    for (const char* command : {"run", "explain"}) {
+        SCOPED_TRACE(command);
+        expect_bad_input(run_cli({command, path}), path + ":4:10: source.where: unbalanced ')' at character 5");
+    }
+    expect_bad_input(run_cli({"run", path, "--set", "source.where=1=1) -- "}),
+                     "--set source.where=1=1) -- : unbalanced ')' at character 4");
+    std::remove(path.c_str());
+    EXPECT_EQ(queue_keys(), 0);
+}
+
+TEST_F(BackfillCliTest, SummaryJsonThatCannotBeWrittenExits2BeforeAnyRow) {
+    const auto table = numbered_table(500);
+    const std::string path = fresh_temp_path("no_such_dir") + "/summary.json";
+    expect_bad_input(run_cli(with(redis_args(table), {"--summary-json", path})),
+                     "--summary-json: cannot write '" + path + "': No such file or directory");
+    expect_bad_input(run_cli(with(redis_args(table), {"--summary-json", ::testing::TempDir()})),
+                     "--summary-json: cannot write");
+    EXPECT_EQ(queue_keys(), 0) << "rows were written before the summary path was checked";
+}
+
+TEST_F(BackfillCliTest, SummaryJsonFileIsUntouchedWhenTheRunFailsBeforeItsEnd) {
+    const std::string missing_table = "rp_test_no_such_table_" + std::to_string(::getpid());
+    const std::string kept = fresh_temp_path("kept.json");
+    std::ofstream(kept) << "the summary of an earlier run\n";
+    expect_bad_input(run_cli(with(redis_args(missing_table), {"--summary-json", kept})), missing_table);
+    EXPECT_EQ(slurp(kept), "the summary of an earlier run\n");
+    std::remove(kept.c_str());
+
+    const std::string fresh = fresh_temp_path("fresh.json");
+    expect_bad_input(run_cli(with(redis_args(missing_table), {"--summary-json", fresh})), missing_table);
+    EXPECT_NE(::access(fresh.c_str(), F_OK), 0) << "an empty summary file was left behind";
+    std::remove(fresh.c_str());
+}
+
+// The rows are in the queue when the summary fails: the error says so, and the run does not end in 0.
+TEST_F(BackfillCliTest, SummaryJsonWriteErrorIsReportedAndSaysTheRowsWereWritten) {
+    const auto table = numbered_table(500);
+    const auto result = run_cli(with(redis_args(table), {"--summary-json", "/dev/full"}));
+    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_EQ(result.exit_code, 1) << describe(result);
+    EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 500);
+    const auto err = lines(result.err);
+    ASSERT_FALSE(err.empty()) << describe(result);
+    EXPECT_TRUE(contains(err.back(), "rowpump: error: cannot write the summary to '/dev/full': No space left on "
+                                     "device"))
+        << describe(result);
+    EXPECT_TRUE(contains(err.back(), "wrote 500 rows")) << describe(result);
+}
+
 TEST_F(BackfillCliTest, UnreachableRedisFailsWithAClearLineAndReadsNothing) {
     const auto table = numbered_table(10);
     const auto result = run_cli({"backfill", "--table", table, "--sink", "redis://127.0.0.1:1/0", "--queue", queue_},

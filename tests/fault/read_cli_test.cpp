@@ -213,6 +213,29 @@ TEST_F(ReadCliTest, WhereWithASyntaxErrorExits2AndWritesNothing) {
     expect_one_error_line(run_cli({"read", "--table", table, "--where", "id >"}), 2, "--where");
 }
 
+// The filter stays inside the parentheses rowpump puts around it: with "id<3) OR (1=1" the statement
+// would OR past the key bounds and print ids 1 and 2 over and over.
+TEST_F(ReadCliTest, WhereThatLeavesItsParenthesesExits2) {
+    const auto table = small_table();
+    expect_one_error_line(run_cli({"read", "--table", table, "--where", "id<3) OR (1=1"}), 2,
+                          "--where: unbalanced ')' at character 5");
+    expect_one_error_line(run_cli({"read", "--table", table, "--where", "1=1) -- "}), 2,
+                          "--where: unbalanced ')' at character 4");
+    expect_one_error_line(run_cli({"read", "--table", table, "--where", "id = 1; SELECT 1"}), 2, "--where: ';'");
+    expect_one_error_line(run_cli({"read", "--table", table, "--where", "id > ?"}), 2, "--where: '?'");
+    const auto nested = run_cli({"read", "--table", table, "--where", "(id = 1 OR name = ')') AND (price > 0)"});
+    ASSERT_EQ(nested.exit_code, 0) << describe(nested);
+    EXPECT_EQ(lines(nested.out).size(), 1u) << describe(nested);
+}
+
+TEST_F(ReadCliTest, LimitMustBeAPositiveWholeNumber) {
+    const auto table = small_table();
+    expect_one_error_line(run_cli({"read", "--table", table, "--limit", "0"}), 2,
+                          "--limit: expected a whole number of at least 1, got '0'");
+    expect_one_error_line(run_cli({"read", "--table", table, "--limit", "-1"}), 2, "--limit");
+    expect_one_error_line(run_cli({"read", "--table", table, "--page-size", "-1"}), 2, "--page-size");
+}
+
 TEST_F(ReadCliTest, WrongPasswordExits2WithoutShowingThePassword) {
     const std::string password = "Wr0ng-S3cret-pw";
     const auto result = run_cli({"read", "--mysql", url_with_password(options(), password), "--table", "anything"},

@@ -209,6 +209,80 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
     }
 }
 
+// Every numeric field is checked for sign, range and NaN, with the field's position in the error.
+TEST_F(JobYamlTest, BadNumbersAreConfigErrorsAtTheirField) {
+    const std::string head = std::string(minimal_source);
+    const std::string sink = "sink:\n  uri: stdout\n";
+    const struct {
+        std::string text;
+        int line, column;
+        std::string message;
+    } cases[] = {
+        {head + sink + "partitions:\n  count: -1\n", 7, 10,
+         "partitions.count: expected a whole number from 1 to 1000000, got '-1'"},
+        {head + sink + "partitions:\n  count: 99999999999999999999999\n", 7, 10,
+         "partitions.count: expected a whole number from 1 to 1000000, got '99999999999999999999999'"},
+        {head + sink + "partitions:\n  count: 0\n", 7, 10,
+         "partitions.count: expected a whole number from 1 to 1000000, got '0'"},
+        {head + sink + "limits:\n  rate: nan\n", 7, 9, "limits.rate: expected a number of at least 0, got 'nan'"},
+        {head + sink + "limits:\n  rate: .inf\n", 7, 9, "limits.rate: expected a number of at least 0, got '.inf'"},
+        {head + sink + "limits:\n  high_water: -1\n", 7, 15,
+         "limits.high_water: expected a whole number of at least 1, got '-1'"},
+        {head + "sink:\n  uri: stdout\n  delay: nan\n", 6, 10,
+         "sink.delay: expected a number from 0 to 315360000, got 'nan'"},
+        {head + "sink:\n  uri: stdout\n  delay: 1e300\n", 6, 10,
+         "sink.delay: expected a number from 0 to 315360000, got '1e300'"},
+        {head + "  page_size: 5000\n  max_page_size: 10\n" + sink, 5, 18,
+         "source.max_page_size: max_page_size 10 is below page_size 5000: expected at least page_size"},
+        {head + "  page_time_ms: -1\n" + sink, 4, 17,
+         "source.page_time_ms: expected a whole number from 0 to 3600000, got '-1'"},
+        {head + sink + "lease_timeout: -1\n", 6, 16,
+         "lease_timeout: expected a whole number from 1 to 86400, got '-1'"},
+    };
+    for (const auto& bad : cases) {
+        SCOPED_TRACE(bad.text);
+        TempJob job(bad.text);
+        expect_error_at(job.path(), bad.line, bad.column, bad.message);
+    }
+}
+
+TEST_F(JobYamlTest, PriorityThresholdThatIsNotANumberIsAConfigError) {
+    TempJob job(std::string(minimal_source) +
+                "sink:\n  uri: stdout\n  priority:\n    column: amount\n    levels: \"high:nan,low\"\n");
+    expect_error_at(job.path(), 8, 13,
+                    "sink.priority.levels: bad threshold in priority level 'high:nan': expected name:number");
+}
+
+// The filter stays one expression inside the parentheses rowpump puts around it.
+TEST_F(JobYamlTest, WhereThatLeavesItsParenthesesIsAConfigError) {
+    {
+        TempJob job(std::string(minimal_source) + "  where: \"id<3) OR (1=1\"\nsink:\n  uri: stdout\n");
+        expect_error_at(job.path(), 4, 10,
+                        "source.where: unbalanced ')' at character 5: it closes a parenthesis the condition did not "
+                        "open; give one condition, e.g. where: \"a < 3 OR b = 1\"");
+    }
+    {
+        TempJob job(std::string(minimal_source) + "  where: \"id = 1 -- the rest\"\nsink:\n  uri: stdout\n");
+        const ConfigError error = config_error(job.path());
+        EXPECT_EQ(error.line(), 4);
+        EXPECT_NE(std::string(error.what()).find("source.where: a comment at character 8 runs to the end"),
+                  std::string::npos)
+            << error.what();
+    }
+    {
+        TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\n");
+        const ConfigError error = config_error(job.path(), {"source.where=a = 1; DROP TABLE t"});
+        EXPECT_EQ(std::string(error.what()),
+                  job.path() + ": --set source.where=a = 1; DROP TABLE t: ';' at character 6: the condition must be "
+                               "one expression, not statements; give one condition, e.g. where: \"a < 3 OR b = 1\"");
+    }
+    {
+        TempJob job(std::string(minimal_source) +
+                    "  where: \"(a = ')' OR b = 2) AND c <> '('\"\nsink:\n  uri: stdout\n");
+        EXPECT_EQ(load_job(job.path()).read.where, "(a = ')' OR b = 2) AND c <> '('");
+    }
+}
+
 TEST_F(JobYamlTest, UnknownChoiceSuggestsTheClosest) {
     TempJob job(std::string(minimal_source) + "  strategy: keyst\nsink:\n  uri: stdout\n");
     expect_error_at(job.path(), 4, 13,
@@ -351,10 +425,10 @@ TEST_F(JobYamlTest, OverridesChangeTheFileBeforeValidation) {
 
 TEST_F(JobYamlTest, OverridesCreateMissingSections) {
     const JobSpec spec = load_job(sample("minimal_job.yaml"), {"partitions.count=6", "limits.rate=100",
-                                                                "source.where=amount > 100 # not a comment"});
+                                                                "source.where=amount > 100 AND tag <> ' # not a comment'"});
     EXPECT_EQ(spec.partitions, 6u);
     EXPECT_EQ(spec.rate, 100);
-    EXPECT_EQ(spec.read.where, "amount > 100 # not a comment");
+    EXPECT_EQ(spec.read.where, "amount > 100 AND tag <> ' # not a comment'");
 }
 
 TEST_F(JobYamlTest, BadOverridesNameTheOverride) {

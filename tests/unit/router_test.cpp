@@ -13,7 +13,8 @@ ReadPlan routed_plan(const RouteSpec& route) {
     plan.table.name = "t";
     plan.table.columns = {{"id", "int", ColumnKind::signed_integer, false, 0, 0},
                           {"amount", "int", ColumnKind::signed_integer, true, 0, 0},
-                          {"due", "datetime", ColumnKind::datetime, true, 0, 0}};
+                          {"due", "datetime", ColumnKind::datetime, true, 0, 0},
+                          {"note", "varchar(20)", ColumnKind::text, true, 0, 0}};
     plan.columns = {plan.table.columns[0]};
     Router::request_inputs(route, plan.spec);
     return plan;
@@ -32,6 +33,9 @@ TEST(PriorityLevels, RejectsBadInput) {
     EXPECT_THROW(parse_priority_levels("high,low"), UsageError);
     EXPECT_THROW(parse_priority_levels("low:1,high:100,rest"), UsageError);
     EXPECT_THROW(parse_priority_levels(":5,low"), UsageError);
+    EXPECT_THROW(parse_priority_levels("high:nan,low"), UsageError);
+    EXPECT_THROW(parse_priority_levels("high:inf,low"), UsageError);
+    EXPECT_THROW(parse_priority_levels("high:,low"), UsageError);
 }
 
 TEST(Router, RoutesByColumnRangesAndSendsNullToTheLowestLevel) {
@@ -92,6 +96,22 @@ TEST(Router, RejectsADueColumnThatIsNotATime) {
     route.due_column = "amount";
     auto plan = routed_plan(route);
     EXPECT_THROW(Router(route, plan), UsageError);
+}
+
+// A text column's values would all fall to the lowest level (or compare as text): refused up front.
+TEST(Router, RejectsAPriorityColumnThatIsNotNumeric) {
+    RouteSpec route;
+    route.priority_column = "note";
+    route.levels = parse_priority_levels("high:100,low");
+    auto plan = routed_plan(route);
+    try {
+        Router router(route, plan);
+        FAIL() << "accepted";
+    } catch (const UsageError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "priority column 'note' is varchar(20): expected a numeric column (integer, DECIMAL, FLOAT or "
+                  "DOUBLE)");
+    }
 }
 
 }  // namespace
