@@ -1,4 +1,4 @@
-// The keyset page after the first one must be served by a range scan on the key's index (DESIGN, Paging):
+// The keyset page after the first one must be served by a range scan on the key's index (docs/DESIGN.md, "Paging"):
 // EXPLAIN the reader's own SQL, with the values it binds, and check `type` and `key`.
 #include <gtest/gtest.h>
 
