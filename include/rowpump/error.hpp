@@ -1,6 +1,6 @@
 #pragma once
 // One exception root for everything rowpump throws. Each error knows the process exit code it maps to
-// (DESIGN, "Errors, exit codes, logs") and whether retrying the same operation may succeed.
+// (docs/DESIGN.md, "Errors, exit codes, logs") and whether retrying the same operation may succeed.
 #include <cstddef>
 #include <stdexcept>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The consumer side of rowpump's queues (DESIGN, "Queues"): take tasks, process them, acknowledge them,
+// The consumer side of rowpump's queues (docs/DESIGN.md, "Queues"): take tasks, process them, acknowledge them,
 // retry the ones that fail and recover the ones whose consumer died.
 //
 // Both queues deliver at least once: a task is taken by one consumer at a time, and it comes back when
@@ -76,7 +76,7 @@ struct QueueStats {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// MySQL queue table (the contract of DESIGN, "Queues"; created by create_table or the producer).
+// MySQL queue table (the contract of docs/DESIGN.md, "Queues"; created by create_table or the producer).
 //
 // Columns as the consumers use them: `attempts` counts failures (fail()), `crashes` counts claims the
 // reaper took back (owner gone or past the timeout); either reaching its maximum makes the task dead.
@@ -156,7 +156,7 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Redis queue Q (keys of DESIGN, "Queues"). A consumer moves tasks atomically from the ready lists into
+// Redis queue Q (keys of docs/DESIGN.md, "Queues"). A consumer moves tasks atomically from the ready lists into
 // its own processing list Q:processing:<consumer> (reliable pop) and removes them from there on ack.
 // Consumers beat in the sorted set Q:consumers (member: consumer, score: server time in ms); recover()
 // returns the processing lists of consumers whose beat is too old.

@@ -2,7 +2,7 @@
 // Where rows meet a queue. One interface; the URI picks the implementation:
 //   stdout | file:PATH          NDJSON, one payload per line
 //   redis://[user:pass@]host:port/db     pipelined variadic RPUSH/LPUSH into lists, ZADD for delayed rows
-//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of DESIGN ("Queues")
+//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of docs/DESIGN.md ("Queues")
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@ struct Message {
     std::int64_t due_ms = 0;   // > 0: a delayed task, due at this Unix time in milliseconds
 };
 
-enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees key order) or LPUSH
+enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees each range in key order) or LPUSH
 
 struct SinkSpec {
     std::string uri = "stdout";

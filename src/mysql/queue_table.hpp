@@ -1,5 +1,5 @@
 #pragma once
-// The MySQL queue table of DESIGN ("Queues"). Its table and column names are a contract with consumers
+// The MySQL queue table of docs/DESIGN.md ("Queues"). Its table and column names are a contract with consumers
 // written in other languages (a PHP worker running the update-then-select SQL), so the producer (sink) and
 // the consumer side create and check it through these functions only. The table lives in the database of
 // the connection's URL.

@@ -1,5 +1,5 @@
 #pragma once
-// The Redis key names of a queue Q (DESIGN, "Queues"), shared by producers and consumers.
+// The Redis key names of a queue Q (docs/DESIGN.md, "Queues"), shared by producers and consumers.
 #include <string>
 
 namespace rowpump::redis {

@@ -1,4 +1,4 @@
-// The MySQL queue table of DESIGN ("Queues"), written with multi-row INSERTs, one transaction per batch.
+// The MySQL queue table of docs/DESIGN.md ("Queues"), written with multi-row INSERTs, one transaction per batch.
 #include <algorithm>
 #include <set>
 
@@ -25,7 +25,7 @@ public:
         if (batch.empty()) return;
         // The whole batch is one transaction, so a retry after a failure repeats nothing the server kept,
         // except when the connection is lost during COMMIT: the commit may have happened, and the retry
-        // inserts the batch again (at-least-once, DESIGN "Delivery guarantees").
+        // inserts the batch again (at-least-once, docs/DESIGN.md, "Delivery guarantees").
         connection_.retrying([&] { insert_batch(batch); });
     }
 

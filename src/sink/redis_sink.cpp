@@ -1,6 +1,6 @@
 // Redis lists (and a sorted set for delayed tasks), written with pipelined variadic commands.
 //
-// Keys for queue Q (DESIGN, "Queues"): ready tasks go to the list Q, or to Q:p:<name> when priority
+// Keys for queue Q (docs/DESIGN.md, "Queues"): ready tasks go to the list Q, or to Q:p:<name> when priority
 // lists are given; delayed tasks go to the sorted set Q:delayed, scored by their due time in Unix ms.
 // A sorted set keeps one member per distinct value: identical payloads due at any time collapse into one
 // task (the last score wins). Payloads that must stay distinct need something unique in them (the key).
@@ -34,7 +34,7 @@ public:
         if (batch.empty()) return;
         plan_.plan(batch);
         // A retry after a partly sent pipeline sends the whole batch again: messages the server already
-        // took are pushed twice. That is the at-least-once promise of DESIGN ("Delivery guarantees");
+        // took are pushed twice. That is the at-least-once promise of docs/DESIGN.md ("Delivery guarantees");
         // exactly-once needs the job-state path (MULTI/EXEC), not this one.
         connection_.retrying(retry_budget_, [this] { send(); });
     }

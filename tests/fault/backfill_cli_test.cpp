@@ -200,7 +200,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 // A flag the parser rejects: exit 2 and a first line naming the flag; the parser may add one line of
-// help after it (DESIGN: "one clear line first, details after").
+// help after it (docs/DESIGN.md, "Errors, exit codes, logs": one clear line first, details after).
 TEST_F(BackfillCliTest, ZeroWorkersExits2) {
     const auto table = numbered_table(10);
     const auto result = run_cli(with(redis_args(table), {"--workers", "0"}));

@@ -1,4 +1,4 @@
-// run_job while things break underneath it (DESIGN, "Delivery guarantees"):
+// run_job while things break underneath it (docs/DESIGN.md, "Delivery guarantees"):
 //  - the reader's MySQL connection is killed mid-range, in the middle of a page query and while idle:
 //    the reader reconnects and resumes after the last key it delivered, so a Redis queue gets every row
 //    exactly once; when the MySQL queue sink's connection is killed too, no row is lost (at-least-once).

@@ -1,4 +1,4 @@
-// Exactly once with a job id (DESIGN, "Delivery guarantees"), through the built CLI: `rowpump backfill
+// Exactly once with a job id (docs/DESIGN.md, "Delivery guarantees"), through the built CLI: `rowpump backfill
 // --job-id J` is SIGKILLed at a random moment 20 times in a row, each following run resuming the job;
 // a last run finishes it. Every source row must then be in the queue exactly once (Redis list and MySQL
 // queue table alike), the job's checkpoints must add up to the table, and a further --resume must say

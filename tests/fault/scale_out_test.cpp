@@ -1,4 +1,4 @@
-// Scale-out with a job id (DESIGN, "Delivery guarantees"): three `rowpump backfill` processes share one
+// Scale-out with a job id (docs/DESIGN.md, "Delivery guarantees"): three `rowpump backfill` processes share one
 // job (--partitions 12, one worker each) by leasing its ranges, through the built CLI.
 //  - One is SIGKILLed mid-run: its connection is gone, so the other two take its range over at once
 //    (well before the 60 s lease timeout) and finish the job, every row in the queue exactly once.

@@ -1,5 +1,5 @@
 // A reader whose connection is killed, in the middle of a page or between pages, reconnects and resumes
-// from the last key it delivered: every row arrives exactly once (DESIGN, Delivery guarantees).
+// from the last key it delivered: every row arrives exactly once (docs/DESIGN.md, "Delivery guarantees").
 //
 // The reader's connection is found by its query text, which names this process's own table: the table is
 // write-locked from the fixture's connection so the reader's next page waits in plain sight in the

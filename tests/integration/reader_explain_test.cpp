@@ -1,6 +1,6 @@
-// The keyset page after the first one must be served by a range scan on the key's index (DESIGN, Paging):
-// EXPLAIN the reader's own SQL, with the values it binds, and check `type` and `key`. Page queries name
-// that index (FORCE INDEX), and `explain` shows both phases of id-in.
+// The keyset page after the first one must be served by a range scan on the key's index (docs/DESIGN.md,
+// "Paging"): EXPLAIN the reader's own SQL, with the values it binds, and check `type` and `key`. Page
+// queries name that index (FORCE INDEX), and `explain` shows both phases of id-in.
 #include <gtest/gtest.h>
 
 #include <algorithm>
