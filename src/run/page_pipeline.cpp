@@ -1,17 +1,17 @@
 #include "run/page_pipeline.hpp"
 
-#include <oneapi/tbb/parallel_pipeline.h>
-#include <oneapi/tbb/task_arena.h>
-
-#include <memory>
+#include <exception>
 #include <string>
+#include <thread>
+
+#include "run/page_queue.hpp"
 
 #include "rowpump/error.hpp"
 
 namespace rowpump {
 
 namespace {
-// Pages in flight per reader: one being read, one being encoded, one being written.
+// Pages in flight per reader: one being read, one waiting, one being encoded and written.
 constexpr std::size_t pages_in_flight = 3;
 }  // namespace
 
@@ -38,43 +38,50 @@ EncodedPage PageEncoder::encode(const Page& page) const {
 
 StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
                        const std::atomic<bool>& stop) {
-    StreamEnd end = StreamEnd::stopped;
+    // One page being read (here), one waiting, one being encoded and written (the writer thread).
+    PageQueue queue(pages_in_flight - 2);
     std::atomic<bool> refused{false};
-    const auto filters =
-        tbb::make_filter<void, std::shared_ptr<Page>>(
-            tbb::filter_mode::serial_in_order,
-            [&](tbb::flow_control& flow) -> std::shared_ptr<Page> {
-                if (stop.load() || refused.load()) {
-                    flow.stop();
-                    return nullptr;
-                }
-                if (hooks.between_pages) hooks.between_pages();
-                auto page = reader.next_page();
-                if (!page) {
-                    end = StreamEnd::exhausted;
-                    flow.stop();
-                    return nullptr;
-                }
-                if (hooks.on_read) hooks.on_read(page->row_count());
-                return std::make_shared<Page>(std::move(*page));
-            }) &
-        tbb::make_filter<std::shared_ptr<Page>, std::shared_ptr<EncodedPage>>(
-            tbb::filter_mode::parallel,
-            [&](const std::shared_ptr<Page>& page) { return std::make_shared<EncodedPage>(encoder.encode(*page)); }) &
-        tbb::make_filter<std::shared_ptr<EncodedPage>, void>(
-            tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<EncodedPage>& page) {
-                if (refused.load()) return;
+    std::exception_ptr write_failure;
+    std::thread writer([&] {
+        try {
+            while (auto page = queue.pop()) {
+                const EncodedPage encoded = encoder.encode(*page);
                 try {
-                    if (!hooks.write(*page)) refused.store(true);
+                    if (!hooks.write(encoded)) {
+                        refused.store(true);
+                        queue.abandon();
+                    }
                 } catch (const PayloadTooLarge& error) {
-                    throw_naming_the_row(error, *page);
+                    throw_naming_the_row(error, encoded);
                 }
-            });
-    // Isolated: while this thread waits for the pipeline's tasks, oneTBB would otherwise let it run any
-    // task of the arena, such as a worker that has not started yet. That worker waits for ranges to come
-    // free, and the range this pipeline reads never does: a backfill hung that way once in CI.
-    tbb::this_task_arena::isolate([&] { tbb::parallel_pipeline(pages_in_flight, filters); });
-    // After a stop request the pages already read are still written: only reading stops.
+            }
+        } catch (...) {
+            write_failure = std::current_exception();
+            refused.store(true);
+            queue.abandon();
+        }
+    });
+    StreamEnd end = StreamEnd::stopped;
+    std::exception_ptr read_failure;
+    try {
+        while (!stop.load() && !refused.load()) {
+            if (hooks.between_pages) hooks.between_pages();
+            auto page = reader.next_page();
+            if (!page) {
+                end = StreamEnd::exhausted;
+                break;
+            }
+            if (hooks.on_read) hooks.on_read(page->row_count());
+            if (!queue.push(std::move(*page))) break;
+        }
+    } catch (...) {
+        read_failure = std::current_exception();
+    }
+    // After a stop request or a read failure, the pages already read are still written: only reading stops.
+    queue.close();
+    writer.join();
+    if (write_failure) std::rethrow_exception(write_failure);
+    if (read_failure) std::rethrow_exception(read_failure);
     return refused.load() ? StreamEnd::refused : end;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Streams one reader's pages through encoding and writing with a bounded number of pages in flight:
-// the next page is read while the current one is encoded and the one before is written.
+// Streams one reader's pages through encoding and writing with a bounded number of pages in flight: the
+// next page is read on the calling thread while a writer thread encodes and writes the one before. Both
+// sides block while they wait; nothing spins.
 #include <atomic>
 #include <functional>
 #include <vector>

@@ -36,8 +36,9 @@ template <class Work>
 void run_workers(std::size_t workers, std::atomic<bool>& halt, const std::function<void()>& wake, Work&& work) {
     std::mutex mutex;
     std::exception_ptr failure;
-    // Workers block on the network, so the arena gets threads beyond the core count.
-    const auto threads = workers * 2 + 1;
+    // One thread per worker, whatever the core count: workers mostly block on the network, and a thread
+    // the arena has beyond them would only spin while it looks for tasks that never come.
+    const auto threads = workers;
     tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, threads);
     tbb::task_arena arena(static_cast<int>(threads));
     arena.execute([&] {
