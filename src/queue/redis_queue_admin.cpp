@@ -1,5 +1,5 @@
 // RedisQueue's maintenance: recovering dead consumers' tasks, promoting due delayed tasks, requeueing
-// dead ones, stats.
+// dead ones, stats and the backlog.
 #include <charconv>
 #include <limits>
 
@@ -45,6 +45,21 @@ std::uint64_t RedisQueue::promote() {
         moved += static_cast<std::uint64_t>(reply.integer);
         if (static_cast<std::size_t>(reply.integer) < q.options.promote_batch) return moved;
     }
+}
+
+Backlog RedisQueue::backlog() {
+    constexpr std::size_t scan_limit = 10'000;
+    Impl& q = *impl_;
+    const std::string horizon = std::to_string(q.options.retry.backoff_cap.count());
+    const std::string limit = std::to_string(scan_limit);
+    const auto reply = q.run([&] { return q.backlog_script.run(q.connection, {q.delayed}, {horizon, limit}); });
+    const auto& counts = reply.elements;
+    const auto due = static_cast<std::uint64_t>(counts.at(0).integer);
+    Backlog backlog;
+    backlog.waiting = due + static_cast<std::uint64_t>(counts.at(1).integer);
+    if (due == 0 && counts.at(2).integer > 0) backlog.next_due = std::chrono::milliseconds(counts.at(2).integer);
+    backlog.later = static_cast<std::uint64_t>(counts.at(3).integer);
+    return backlog;
 }
 
 std::uint64_t RedisQueue::requeue_dead(std::uint64_t limit) {

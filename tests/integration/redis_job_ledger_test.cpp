@@ -10,6 +10,7 @@
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
 #include "integration/redis_fixture.hpp"
+#include "redis/delayed_member.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
 
@@ -80,7 +81,10 @@ TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
     messages[1].due_ms = 4102444800000;  // 2100-01-01
     ASSERT_TRUE(ledger->write(*range, messages, KeyValue{std::int64_t{3}}));
     EXPECT_EQ(list_items(redis(), queue()), (std::vector<std::string>{"{\"id\":1}", "{\"id\":3}"}));
-    EXPECT_EQ(redis().command({"ZSCORE", redis::delayed_set(queue()), "{\"id\":2}"}).text, "4102444800000");
+    // The member is tagged with the range's writer and the row's position in the range (1: the second).
+    const std::string member =
+        redis::delayed_member({redis::ledger_delayed_writer(definition_.job_id, 0), 1}, "{\"id\":2}");
+    EXPECT_EQ(redis().command({"ZSCORE", redis::delayed_set(queue()), member}).text, "4102444800000");
 }
 
 TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
