@@ -44,12 +44,12 @@ public:
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
+    Backlog backlog() override { return queue_.backlog(); }
     void keep_alive() override {
         if (steady_clock::now() - last_touch_ < touch_interval_) return;
         queue_.touch();
         last_touch_ = steady_clock::now();
     }
-    Backlog backlog() override { return queue_.backlog(); }
     void leave() override {}
     std::string describe(const Task& task) const override { return "task " + std::to_string(task.id); }
     std::string name() const override { return {}; }
@@ -72,8 +72,8 @@ public:
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
-    void keep_alive() override {}
     Backlog backlog() override { return queue_.backlog(); }
+    void keep_alive() override {}
     void leave() override { queue_.leave(); }
     std::string describe(const Task& task) const override {
         constexpr std::size_t shown = 60;
