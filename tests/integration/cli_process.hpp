@@ -37,7 +37,8 @@ inline std::string read_whole_file(const std::string& path) {
 // Runs `rowpump args...` with stdin from /dev/null and the test's environment, and waits for it.
 inline CliRun run_rowpump(const std::vector<std::string>& args) {
     static int next = 0;
-    const std::string base = ::testing::TempDir() + "rowpump_cli_" + std::to_string(::getpid()) + "_" + std::to_string(next++);
+    const std::string base =
+        ::testing::TempDir() + "rowpump_cli_" + std::to_string(::getpid()) + "_" + std::to_string(next++);
     const std::string out_path = base + ".out";
     const std::string err_path = base + ".err";
     std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};

@@ -126,9 +126,9 @@ TEST_F(ConsumeUntilEmptyTest, TasksDelayedByTheirProducerAreLeftAndCounted) {
     SinkSpec spec;
     spec.uri = redis_url_;
     spec.queue = queue_;
+    const auto hour_later = std::chrono::system_clock::now() + 1h;
     const std::int64_t in_an_hour =
-        std::chrono::duration_cast<std::chrono::milliseconds>((std::chrono::system_clock::now() + 1h).time_since_epoch())
-            .count();
+        std::chrono::duration_cast<std::chrono::milliseconds>(hour_later.time_since_epoch()).count();
     make_sink(spec)->write({{"now", 0, 0}, {"later", 0, in_an_hour}, {"later", 0, in_an_hour}});
 
     const auto started = Clock::now();

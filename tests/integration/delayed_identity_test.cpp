@@ -129,7 +129,8 @@ TEST_F(DelayedIdentityTest, ExactlyOnceLedgerKeepsEveryRepeatedPayloadAndPromote
     }
     ASSERT_EQ(positions.size(), 2u) << "one writer per range";
     for (std::size_t range = 0; range < 2; ++range) {
-        const std::string writer = redis::delayed_member({redis::ledger_delayed_writer(job_id_, range), 0}, "").substr(4, 16);
+        const std::string tag = redis::delayed_member({redis::ledger_delayed_writer(job_id_, range), 0}, "");
+        const std::string writer = tag.substr(4, 16);
         ASSERT_TRUE(positions.count(writer)) << "range " << range;
         auto& sequences = positions[writer];
         std::sort(sequences.begin(), sequences.end());

@@ -121,6 +121,26 @@ TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
     EXPECT_EQ(range_field("rows_written"), "2");
 }
 
+TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAgainAddsNone) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    const std::vector<Message> twins(50, Message{"{\"same\":1}", 0, 4102444800000});
+    ASSERT_TRUE(ledger->write(*range, twins, KeyValue{std::int64_t{50}}));
+    EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50);
+
+    // Whoever writes the same page from the same fence writes the same members: put the range back to
+    // before the page, free its lease, and let a second ledger write the page again.
+    redis().command({"HSET", redis::job_range(definition_.job_id, 0), "last_key", "", "rows_written", "0", "owner",
+                     "0"});
+    auto second = store->open_ledger();
+    const auto again = second->lease();
+    ASSERT_TRUE(again);
+    ASSERT_TRUE(second->write(*again, twins, KeyValue{std::int64_t{50}}));
+    EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50) << "the page added members";
+}
+
 TEST_F(RedisJobLedgerTest, AQueueKeyOfTheWrongTypeIsRefusedBeforeTheJobExists) {
     redis().command({"SET", queue(), "not a list"});
     try {
