@@ -55,9 +55,9 @@ struct ReapResult {
 };
 
 // What a consumer that drains a queue (`queue consume --until-empty`) still has to wait for when it finds
-// nothing to take: tasks that are due but could not be taken yet (MySQL: behind the claim cursor; Redis:
-// not promoted yet), and failed tasks waiting out their retry delay. Tasks their producer delayed and
-// that are not due yet are only counted: they may be due in hours.
+// nothing to take: tasks that are due but were not takeable by it a moment ago (MySQL: behind the claim
+// cursor; Redis: not promoted yet, or promoted since), and failed tasks waiting out their retry delay.
+// Tasks their producer delayed and that are not due yet are only counted: they may be due in hours.
 struct Backlog {
     std::uint64_t waiting = 0;
     std::chrono::milliseconds next_due{0};  // until the first waiting task is due (0: now)
@@ -242,9 +242,10 @@ public:
     std::uint64_t requeue_dead(std::uint64_t limit = 0);
     // Holders are the consumers with a heartbeat; alive when it is at most `heartbeat_timeout` old.
     QueueStats stats(std::chrono::milliseconds heartbeat_timeout = std::chrono::seconds(30));
-    // Q:delayed as a draining consumer sees it: members already due and retries (members tagged by the
-    // fail script) are waiting, the others are later. Retries are looked for among the first 10 000
-    // members due within this consumer's backoff cap, the longest a retry can wait.
+    // The ready lists and Q:delayed as a draining consumer sees them: ready tasks, members already due
+    // and retries (members tagged by the fail script) are waiting, the other members are later. Retries
+    // are looked for among the first 10 000 members due within this consumer's backoff cap, the longest
+    // a retry can wait.
     Backlog backlog();
 
     const std::string& consumer() const;

@@ -52,13 +52,18 @@ Backlog RedisQueue::backlog() {
     Impl& q = *impl_;
     const std::string horizon = std::to_string(q.options.retry.backoff_cap.count());
     const std::string limit = std::to_string(scan_limit);
-    const auto reply = q.run([&] { return q.backlog_script.run(q.connection, {q.delayed}, {horizon, limit}); });
-    const auto& counts = reply.elements;
-    const auto due = static_cast<std::uint64_t>(counts.at(0).integer);
+    std::vector<std::string_view> keys{q.delayed};
+    keys.insert(keys.end(), q.ready_lists.begin(), q.ready_lists.end());
+    const std::string_view args[] = {horizon, limit};
+    const auto reply = q.run([&] { return q.backlog_script.run(q.connection, keys, args); });
+    const auto count = [&](std::size_t i) { return static_cast<std::uint64_t>(reply.elements.at(i).integer); };
+    // Ready tasks count too: the maintenance thread may have promoted them since this consumer's last pop.
+    const std::uint64_t takeable = count(0) + count(1);
     Backlog backlog;
-    backlog.waiting = due + static_cast<std::uint64_t>(counts.at(1).integer);
-    if (due == 0 && counts.at(2).integer > 0) backlog.next_due = std::chrono::milliseconds(counts.at(2).integer);
-    backlog.later = static_cast<std::uint64_t>(counts.at(3).integer);
+    backlog.waiting = takeable + count(2);
+    if (takeable == 0 && reply.elements.at(3).integer > 0)
+        backlog.next_due = std::chrono::milliseconds(reply.elements.at(3).integer);
+    backlog.later = count(4);
     return backlog;
 }
 

@@ -159,10 +159,13 @@ end
 return #due
 )lua";
 
-// KEYS: delayed.  ARGV: horizon ms, scan limit.
-// Returns {due, retries, ms until the first retry is due (-1: none), later}: members due now, retries
-// (writer-0 tags) among the first `scan limit` members due within the horizon, and the rest.
+// KEYS: delayed, ready lists.  ARGV: horizon ms, scan limit.
+// Returns {ready, due, retries, ms until the first retry is due (-1: none), later}: tasks in the ready
+// lists, members due now, retries (writer-0 tags) among the first `scan limit` members due within the
+// horizon, and the other members.
 inline const char* const backlog = R"lua(
+local ready = 0
+for i = 2, #KEYS do ready = ready + redis.call('LLEN', KEYS[i]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = redis.call('ZCOUNT', KEYS[1], '-inf', now)
@@ -175,7 +178,7 @@ for i = 1, #soon, 2 do
     retries = retries + 1
   end
 end
-return {due, retries, first, redis.call('ZCARD', KEYS[1]) - due - retries}
+return {ready, due, retries, first, redis.call('ZCARD', KEYS[1]) - due - retries}
 )lua";
 
 // KEYS: dead, return list, attempts.  ARGV: batch.

@@ -1,6 +1,7 @@
 // `rowpump queue consume --until-empty` drains the queue: a task that fails once waits out its backoff
 // and runs again before the consumer exits, for the MySQL queue table and for Redis; tasks delayed by
-// their producer and not due for an hour are left and counted, without waiting for them. Tables
+// their producer and not due for an hour are left and counted, without waiting for them. Below the CLI,
+// each queue's backlog says what a draining consumer must still wait for. Tables
 // rp_test_*, keys rp_test:*; all removed at the end.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -18,6 +19,7 @@
 #include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
 #include "redis/queue_keys.hpp"
+#include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump::test {
@@ -78,11 +80,73 @@ protected:
         delete_keys(*redis_, queue_ + ":*");
     }
 
+    std::int64_t unix_ms(std::chrono::system_clock::duration from_now) const {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   (std::chrono::system_clock::now() + from_now).time_since_epoch())
+            .count();
+    }
+
     std::string redis_url_;
     std::optional<redis::Connection> redis_;
     std::string queue_;
     std::string outbox_;
 };
+
+TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTheLaterOnes) {
+    RedisQueueOptions queue_options;
+    queue_options.queue = queue_;
+    queue_options.retry.backoff_base = 10s;
+    queue_options.retry.jitter = 0;
+    RedisQueue queue(RedisOptions::from_url(redis_url_), queue_options);
+    redis_->command({"RPUSH", queue_, "retry"});
+    const auto failing = queue.pop(1);
+    ASSERT_EQ(failing.size(), 1u);
+    ASSERT_EQ(queue.fail(failing[0], "once"), FailOutcome::retried);
+    SinkSpec spec;
+    spec.uri = redis_url_;
+    spec.queue = queue_;
+    make_sink(spec)->write({{"ready", 0, 0}, {"due", 0, unix_ms(-1s)}, {"later", 0, unix_ms(1h)}});
+
+    Backlog backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 3u) << "ready, due and retry";
+    EXPECT_EQ(backlog.next_due, 0ms);
+    EXPECT_EQ(backlog.later, 1u);
+
+    for (int i = 0; i < 2; ++i) {
+        queue.promote();
+        const auto tasks = queue.pop(1);
+        ASSERT_EQ(tasks.size(), 1u);
+        queue.ack(tasks[0]);
+    }
+    backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
+    EXPECT_GT(backlog.next_due, 9s);
+    EXPECT_LE(backlog.next_due, 10s);
+    EXPECT_EQ(backlog.later, 1u);
+}
+
+TEST_F(ConsumeUntilEmptyTest, MySqlBacklogHasDueAndRetryingTasksAndCountsTheLaterOnes) {
+    const std::string name = "rp_test_until_empty_b_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_b", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, attempts, available_at) VALUES ('ready', 0, NOW(6)), "
+                            "('retry', 1, NOW(6) + INTERVAL 10 SECOND), ('later', 0, NOW(6) + INTERVAL 1 HOUR)");
+    MySqlQueueOptions queue_options;
+    queue_options.table = table;
+    MySqlQueue queue(options(), queue_options);
+
+    Backlog backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 2u) << "ready and retry";
+    EXPECT_EQ(backlog.next_due, 0ms);
+    EXPECT_EQ(backlog.later, 1u);
+
+    tables().execute(table, "UPDATE {t} SET status = 'done' WHERE payload = 'ready'");
+    backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
+    EXPECT_GT(backlog.next_due, 9s);
+    EXPECT_LE(backlog.next_due, 10s);
+    EXPECT_EQ(backlog.later, 1u);
+}
 
 TEST_F(ConsumeUntilEmptyTest, RedisWaitsForAFailedTaskToComeBackAndEndsWithItDone) {
     redis_->command({"RPUSH", queue_, "task-1"});
