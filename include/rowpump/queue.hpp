@@ -54,6 +54,16 @@ struct ReapResult {
     std::uint64_t dead = 0;      // lost too often (poison tasks): moved to dead
 };
 
+// What a consumer that drains a queue (`queue consume --until-empty`) still has to wait for when it finds
+// nothing to take: tasks that are due but were not takeable by it a moment ago (MySQL: behind the claim
+// cursor; Redis: not promoted yet, or promoted since), and failed tasks waiting out their retry delay.
+// Tasks their producer delayed and that are not due yet are only counted: they may be due in hours.
+struct Backlog {
+    std::uint64_t waiting = 0;
+    std::chrono::milliseconds next_due{0};  // until the first waiting task is due (0: now)
+    std::uint64_t later = 0;                // delayed by their producer, not due yet
+};
+
 // A snapshot of a queue, for `rowpump queue stats` and monitoring.
 struct QueueStats {
     struct Holder {
@@ -145,6 +155,9 @@ public:
     std::uint64_t requeue_dead(std::uint64_t limit = 0);
     // Counts stop at `count_limit` rows per status (0: exact; a count walks the index).
     QueueStats stats(std::uint64_t count_limit = 10'000'000);
+    // Ready rows not taken yet: due ones and retries (attempts > 0) are waiting, the others are later.
+    // Looks at the first `row_limit` ready rows of the claim index.
+    Backlog backlog(std::uint64_t row_limit = 100'000);
 
     // CONNECTION_ID() of this object's session: the `owner` of the claims it makes.
     std::uint64_t owner_id();
@@ -166,6 +179,11 @@ private:
 // envelope; identical payloads share one count. A failed task waits in Q:delayed (retry delay as for
 // MySQL) and promote() moves it back; after max_attempts it goes to the list Q:dead. A recovered
 // task's crash counts as an attempt too, which stops poison tasks that kill their consumer.
+//
+// Members of Q:delayed carry a 37-byte tag before the payload, "rp1:" + 32 lowercase hex digits + ":",
+// so that identical payloads stay separate tasks (src/redis/delayed_member.hpp). promote() strips it:
+// ready lists, processing lists and Q:dead hold bare payloads. Retries are tagged with writer 0
+// ("rp1:0000000000000000..."). A member without a well-formed tag is promoted as it is.
 
 struct RedisQueueOptions {
     std::string queue;
@@ -224,6 +242,11 @@ public:
     std::uint64_t requeue_dead(std::uint64_t limit = 0);
     // Holders are the consumers with a heartbeat; alive when it is at most `heartbeat_timeout` old.
     QueueStats stats(std::chrono::milliseconds heartbeat_timeout = std::chrono::seconds(30));
+    // The ready lists and Q:delayed as a draining consumer sees them: ready tasks, members already due
+    // and retries (members tagged by the fail script) are waiting, the other members are later. Retries
+    // are looked for among the first 10 000 members due within this consumer's backoff cap, the longest
+    // a retry can wait.
+    Backlog backlog();
 
     const std::string& consumer() const;
     const RedisQueueOptions& options() const;

@@ -7,6 +7,7 @@
 #include "checkpoint/redis_scripts.hpp"
 #include "log.hpp"
 #include "redis/connection.hpp"
+#include "redis/delayed_member.hpp"
 #include "redis/push_plan.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
@@ -67,12 +68,11 @@ public:
     bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
         const std::string range_key = redis::job_range(definition_.job_id, range.number);
         const std::string checkpoint = encode_key(last_key);
-        plan_.plan(batch);
         try {
             // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
             // The lease stays with the id it was taken under until another process takes it over.
             const bool written = connection_.retrying(retry_budget(sink_), [&] {
-                return write_once(range_key, batch.size(), checkpoint);
+                return write_once(range_key, range.number, batch, checkpoint);
             });
             if (written) committed_ = checkpoint;
             return written;
@@ -95,17 +95,23 @@ private:
     // change to the range since its fence was read (a takeover) aborts the EXEC, so the pushes and the
     // checkpoint are applied together or not at all. Native pushes are pipelined and parsed while the rest
     // of the page is still being sent; a Lua script would first receive the whole page, then loop over it.
-    // The pushes are the ones plan_ holds for this page; `rows` is their count, added to the range's total.
-    bool write_once(const std::string& range_key, std::size_t rows, const std::string& checkpoint) {
+    // The pushes are planned here, from the fence: the range's row count numbers the delayed members.
+    bool write_once(const std::string& range_key, std::uint32_t range_number, const std::vector<Message>& batch,
+                    const std::string& checkpoint) {
         connection_.append({"WATCH", range_key});
-        connection_.append({"HMGET", range_key, "status", "owner", "last_key"});
+        connection_.append({"HMGET", range_key, "status", "owner", "last_key", "rows_written"});
         const auto fence = connection_.read_replies(2).at(1).elements;
-        const bool held = fence.size() == 3 && fence[0].text == "pending" && fence[1].text == owner_;
+        const bool held = fence.size() == 4 && fence[0].text == "pending" && fence[1].text == owner_;
         if (!held || fence[2].text != committed_) {
             connection_.command({"UNWATCH"});
             // The checkpoint already moved to this page's end: an earlier attempt's EXEC went through.
             return held && fence[2].text == checkpoint;
         }
+        // Delayed members are tagged {writer of (job, range), row's position in the range}: whichever
+        // attempt or process writes this page, from this fence, writes the same members, and no two rows
+        // of the job share one. Should a page ever be applied twice, its ZADDs would re-score, not add.
+        plan_.plan(batch, {redis::ledger_delayed_writer(definition_.job_id, range_number),
+                           std::stoull(fence[3].text)});
         connection_.append({"MULTI"});
         const std::size_t pushes = plan_.commands();
         for (std::size_t i = 0; i < pushes; ++i) connection_.append(plan_.command(i));
@@ -114,7 +120,7 @@ private:
         argv.insert(argv.end(), plan_.ready_keys().begin(), plan_.ready_keys().end());
         argv.push_back(plan_.delayed_key());
         const std::string lease_ms = std::to_string(lease_milliseconds());
-        const std::string row_count = std::to_string(rows);
+        const std::string row_count = std::to_string(batch.size());
         argv.insert(argv.end(), {lease_ms, checkpoint, row_count});
         connection_.append(argv);
         connection_.append({"EXEC"});

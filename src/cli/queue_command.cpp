@@ -79,7 +79,10 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     command->add_option("--consumer", options.consumer,
                         "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed "
                         "predecessor held at once (default: <host>:<pid>)");
-    command->add_flag("--until-empty", options.until_empty, "Stop (exit 0) once no task is ready");
+    command->add_flag("--until-empty", options.until_empty,
+                      "Stop (exit 0) once no task is ready, held or waiting out a retry delay: failed tasks are "
+                      "waited for (sleeping until the next is due) and run again. Tasks delayed by their producer "
+                      "and not due yet are left; their count is logged");
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // unprocessed (no attempt counted) and stops; the process exits 0 once all are drained.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -34,6 +36,8 @@ struct Shared {
     const std::atomic<bool>& stop_signal;
     std::atomic<bool> abort{false};  // a worker failed: everyone stops
     std::atomic<std::uint64_t> acked{0}, retried{0}, dead{0}, stale{0}, released{0};
+    // --until-empty: delayed tasks not due yet, as the last worker to finish saw them.
+    std::atomic<std::uint64_t> left_delayed{0};
     std::mutex error_mutex;
     std::exception_ptr first_error;
 
@@ -79,6 +83,22 @@ void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
     }
 }
 
+// --until-empty found nothing to take: whether to look again. Waits (a stop cuts it short) while tasks are
+// due but not takeable yet or failed ones wait out their retry delay: they are this drain's to finish, and
+// leaving them would exit 0 with work in the queue. The others (delayed by their producer) are counted.
+bool wait_for_backlog(QueueConsumer& consumer, Shared& shared) {
+    // Due tasks become takeable within the Redis promote interval or the MySQL claim cursor's reread.
+    constexpr milliseconds shortest_wait{20};
+    const Backlog backlog = consumer.backlog();
+    shared.left_delayed = backlog.later;
+    if (backlog.waiting == 0) return false;
+    const auto until = std::chrono::steady_clock::now() + std::max(backlog.next_due, shortest_wait);
+    while (!shared.stopping() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::min(take_wait, std::chrono::duration_cast<milliseconds>(
+                                                            until - std::chrono::steady_clock::now())));
+    return true;
+}
+
 void work(QueueConsumer& consumer, Shared& shared) {
     std::vector<Task> tasks;
     std::size_t next = 0;
@@ -86,7 +106,10 @@ void work(QueueConsumer& consumer, Shared& shared) {
         while (!shared.stopping()) {
             tasks = consumer.take(shared.options.batch, shared.options.until_empty ? milliseconds(0) : take_wait);
             next = 0;
-            if (tasks.empty() && shared.options.until_empty) return;
+            if (tasks.empty() && shared.options.until_empty) {
+                if (wait_for_backlog(consumer, shared)) continue;
+                return;
+            }
             for (; next < tasks.size() && !shared.stopping(); ++next) process(consumer, tasks[next], shared);
             if (next < tasks.size()) {
                 consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next), tasks.end()));
@@ -153,6 +176,9 @@ int run_queue_consume(const QueueOptions& options) {
     log().info("queue {}: {} done, {} failed and retried later, {} dead, {} stale, {} handed back{}", options.queue,
                shared.acked.load(), shared.retried.load(), shared.dead.load(), shared.stale.load(),
                shared.released.load(), shared.stop_signal.load() ? " (stopped by a signal)" : "");
+    if (options.until_empty && shared.left_delayed.load() > 0)
+        log().info("queue {}: {} delayed task(s) are not due yet and stay in the queue", options.queue,
+                   shared.left_delayed.load());
     if (shared.first_error) std::rethrow_exception(shared.first_error);
     return 0;
 }

@@ -44,6 +44,7 @@ public:
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
+    Backlog backlog() override { return queue_.backlog(); }
     void keep_alive() override {
         if (steady_clock::now() - last_touch_ < touch_interval_) return;
         queue_.touch();
@@ -71,6 +72,7 @@ public:
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
+    Backlog backlog() override { return queue_.backlog(); }
     void keep_alive() override {}
     void leave() override { queue_.leave(); }
     std::string describe(const Task& task) const override {

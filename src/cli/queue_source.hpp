@@ -35,6 +35,8 @@ public:
     virtual void ack(const Task& task) = 0;  // throws StaleClaim
     virtual FailOutcome fail(const Task& task, const std::string& error) = 0;  // throws StaleClaim
     virtual void release(const std::vector<Task>& tasks) = 0;
+    // What --until-empty still waits for when take() found nothing (see rowpump::Backlog).
+    virtual Backlog backlog() = 0;
     // Called regularly while a task runs: renews the claims (MySQL); heartbeats run elsewhere (Redis).
     virtual void keep_alive() = 0;
     // Clean shutdown, after the tasks in hand are finished or released.

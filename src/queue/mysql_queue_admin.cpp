@@ -1,4 +1,5 @@
-// MySqlQueue's maintenance: reaping lost claims, purging done tasks, requeueing dead ones, stats.
+// MySqlQueue's maintenance: reaping lost claims, purging done tasks, requeueing dead ones, stats and the
+// backlog.
 #include <algorithm>
 #include <limits>
 
@@ -105,6 +106,20 @@ QueueStats MySqlQueue::stats(std::uint64_t count_limit) {
             stats.holders.push_back(std::move(holder));
         }
         return stats;
+    });
+}
+
+Backlog MySqlQueue::backlog(std::uint64_t row_limit) {
+    Impl& q = *impl_;
+    return q.run([&] {
+        auto row = q.connection.query(q.sql.backlog, {row_limit});
+        row->next();
+        Backlog backlog;
+        backlog.waiting = row->getUInt64(1);
+        if (!row->isNull(2))
+            backlog.next_due = std::chrono::milliseconds(std::max<std::int64_t>(row->getInt64(2), 0) / 1000);
+        backlog.later = row->getUInt64(3);
+        return backlog;
     });
 }
 

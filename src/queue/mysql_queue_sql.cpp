@@ -59,6 +59,11 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
                    " SET status = 'ready', attempts = 0, crashes = 0, owner = 0, version = version + 1, "
                    "available_at = NOW(6) WHERE status = 'dead' LIMIT ?";
     count_status = "SELECT COUNT(*) FROM (SELECT 1 FROM " + t + " WHERE status = ? LIMIT ?) counted";
+    // NOW(6) is one value for the whole statement, so the three columns agree on what is due.
+    backlog = "SELECT COALESCE(SUM(waiting), 0), "
+              "TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(IF(waiting, available_at, NULL))), COALESCE(SUM(NOT waiting), 0) "
+              "FROM (SELECT available_at, available_at <= NOW(6) OR attempts > 0 AS waiting FROM " + t +
+              " WHERE status = 'ready' LIMIT ?) ready_rows";
     holders = "SELECT owner, COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), NOW(6)), "
               "owner IN (SELECT ID FROM information_schema.PROCESSLIST) FROM " + t +
               " WHERE status = 'claimed' GROUP BY owner ORDER BY owner";

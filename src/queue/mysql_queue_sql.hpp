@@ -71,6 +71,9 @@ struct QueueSql {
     std::string requeue_dead;
     // params: status, limit -> COUNT.
     std::string count_status;
+    // params: limit -> over that many ready rows: those due or retried (attempts > 0), microseconds until
+    // the first of them is due (NULL: none), the others.
+    std::string backlog;
     // owner, tasks, microseconds since the oldest claim, owner in the processlist.
     std::string holders;
 

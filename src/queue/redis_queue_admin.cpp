@@ -1,5 +1,5 @@
 // RedisQueue's maintenance: recovering dead consumers' tasks, promoting due delayed tasks, requeueing
-// dead ones, stats.
+// dead ones, stats and the backlog.
 #include <charconv>
 #include <limits>
 
@@ -45,6 +45,26 @@ std::uint64_t RedisQueue::promote() {
         moved += static_cast<std::uint64_t>(reply.integer);
         if (static_cast<std::size_t>(reply.integer) < q.options.promote_batch) return moved;
     }
+}
+
+Backlog RedisQueue::backlog() {
+    constexpr std::size_t scan_limit = 10'000;
+    Impl& q = *impl_;
+    const std::string horizon = std::to_string(q.options.retry.backoff_cap.count());
+    const std::string limit = std::to_string(scan_limit);
+    std::vector<std::string_view> keys{q.delayed};
+    keys.insert(keys.end(), q.ready_lists.begin(), q.ready_lists.end());
+    const std::string_view args[] = {horizon, limit};
+    const auto reply = q.run([&] { return q.backlog_script.run(q.connection, keys, args); });
+    const auto count = [&](std::size_t i) { return static_cast<std::uint64_t>(reply.elements.at(i).integer); };
+    // Ready tasks count too: the maintenance thread may have promoted them since this consumer's last pop.
+    const std::uint64_t takeable = count(0) + count(1);
+    Backlog backlog;
+    backlog.waiting = takeable + count(2);
+    if (takeable == 0 && reply.elements.at(3).integer > 0)
+        backlog.next_due = std::chrono::milliseconds(reply.elements.at(3).integer);
+    backlog.later = count(4);
+    return backlog;
 }
 
 std::uint64_t RedisQueue::requeue_dead(std::uint64_t limit) {

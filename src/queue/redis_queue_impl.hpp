@@ -50,6 +50,7 @@ struct RedisQueue::Impl {
     queue::RedisScript expired_script{queue::scripts::expired};
     queue::RedisScript recover_script{queue::scripts::recover};
     queue::RedisScript promote_script{queue::scripts::promote};
+    queue::RedisScript backlog_script{queue::scripts::backlog};
     queue::RedisScript requeue_dead_script{queue::scripts::requeue_dead};
 
     std::unordered_map<std::string, std::size_t> held;  // payload -> copies popped and not finished

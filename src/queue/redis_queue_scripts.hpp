@@ -49,7 +49,11 @@ return stale
 
 // KEYS: processing, attempts, delayed, dead.  ARGV: task, max attempts, base ms, cap ms, jitter (millionths).
 // Counts a failure: the task waits in the delayed set for min(cap, base * 2^(failures-1)) * jitter, or
-// goes dead at max attempts. Returns the failure count, 0 when dead, -1 when the task is not held.
+// goes dead at max attempts (as the bare payload). Returns the failure count, 0 when dead, -1 when the
+// task is not held.
+// The delayed member is tagged (redis/delayed_member.hpp) with writer 0 and the server's time in
+// microseconds as its sequence, moved on past members already there: two identical payloads failing in
+// the same microsecond, or one still waiting from an earlier failure, stay two tasks.
 inline const char* const fail = R"lua(
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return -1 end
 local failures = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
@@ -62,7 +66,13 @@ local delay = math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(failu
 delay = math.floor(delay * tonumber(ARGV[5]) / 1000000)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[3], now + delay, ARGV[1])
+local sequence = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local member
+repeat
+  member = 'rp1:0000000000000000' .. string.format('%016x', sequence) .. ':' .. ARGV[1]
+  sequence = sequence + 1
+until not redis.call('ZSCORE', KEYS[3], member)
+redis.call('ZADD', KEYS[3], now + delay, member)
 return failures
 )lua";
 
@@ -129,17 +139,46 @@ return {released, dead}
 )lua";
 
 // KEYS: delayed, return list.  ARGV: batch.
-// Moves up to `batch` tasks due by the server's clock to the tail of the return list, earliest first.
+// Moves up to `batch` tasks due by the server's clock to the tail of the return list, earliest first,
+// each without its tag: a member that starts with a well-formed 37-byte tag (redis/delayed_member.hpp,
+// the same test as delayed_payload) loses exactly those bytes, any other member moves as it is.
 // Returns how many.
 inline const char* const promote = R"lua(
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(due))
+  local tag = '^rp1:' .. string.rep('[0-9a-f]', 32) .. ':'
+  local payloads = {}
+  for i, member in ipairs(due) do
+    payloads[i] = string.find(member, tag) and string.sub(member, 38) or member
+  end
+  redis.call('RPUSH', KEYS[2], unpack(payloads))
   redis.call('ZREM', KEYS[1], unpack(due))
 end
 return #due
+)lua";
+
+// KEYS: delayed, ready lists.  ARGV: horizon ms, scan limit.
+// Returns {ready, due, retries, ms until the first retry is due (-1: none), later}: tasks in the ready
+// lists, members due now, retries (writer-0 tags) among the first `scan limit` members due within the
+// horizon, and the other members.
+inline const char* const backlog = R"lua(
+local ready = 0
+for i = 2, #KEYS do ready = ready + redis.call('LLEN', KEYS[i]) end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = redis.call('ZCOUNT', KEYS[1], '-inf', now)
+local soon = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, now + tonumber(ARGV[1]), 'WITHSCORES',
+                        'LIMIT', 0, tonumber(ARGV[2]))
+local retries, first = 0, -1
+for i = 1, #soon, 2 do
+  if string.sub(soon[i], 1, 20) == 'rp1:0000000000000000' then
+    if retries == 0 then first = tonumber(soon[i + 1]) - now end
+    retries = retries + 1
+  end
+end
+return {ready, due, retries, first, redis.call('ZCARD', KEYS[1]) - due - retries}
 )lua";
 
 // KEYS: dead, return list, attempts.  ARGV: batch.

@@ -54,12 +54,20 @@ std::size_t PushPlan::destination(const Message& message) const {
     return static_cast<std::size_t>(message.priority_level);
 }
 
-void PushPlan::plan(const std::vector<Message>& batch) {
+void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
     arguments_.clear();
     commands_.clear();
     std::size_t delayed = 0;
-    for (const Message& message : batch) delayed += message.due_ms > 0 ? 1 : 0;
-    scores_.assign(delayed * max_score_digits, '\0');  // never grows below, so views into it stay valid
+    std::size_t member_bytes = 0;
+    for (const Message& message : batch) {
+        if (message.due_ms <= 0) continue;
+        ++delayed;
+        member_bytes += delayed_tag_size + message.payload.size();
+    }
+    // Neither buffer grows below, so views into them stay valid.
+    scores_.assign(delayed * max_score_digits, '\0');
+    members_.clear();
+    members_.reserve(member_bytes);
     std::size_t score_end = 0;
 
     for (std::size_t i = 0; i < batch.size();) {
@@ -76,8 +84,13 @@ void PushPlan::plan(const std::vector<Message>& batch) {
                 const auto written = std::to_chars(start, start + max_score_digits, batch[i].due_ms);
                 arguments_.emplace_back(start, static_cast<std::size_t>(written.ptr - start));
                 score_end += max_score_digits;
+                const std::size_t member_start = members_.size();
+                append_delayed_tag(members_, {first_tag.writer, first_tag.sequence + i});
+                members_.append(batch[i].payload);
+                arguments_.emplace_back(members_.data() + member_start, members_.size() - member_start);
+            } else {
+                arguments_.push_back(batch[i].payload);
             }
-            arguments_.push_back(batch[i].payload);
         }
         commands_.push_back({first, arguments_.size() - first});
     }

@@ -1,14 +1,16 @@
 #pragma once
 // How a batch of messages becomes Redis commands, in message order: each run of consecutive messages
 // bound for the same key is one variadic RPUSH/LPUSH (a ready list) or ZADD (the delayed set, scored by
-// due time in Unix ms), of at most ~1000 values. The plain sink pipelines these commands; the
-// exactly-once job writer wraps them in a MULTI with the range's checkpoint.
+// due time in Unix ms), of at most ~1000 values. Delayed messages go in as tagged members
+// (redis/delayed_member.hpp), so identical payloads stay separate tasks. The plain sink pipelines these
+// commands; the exactly-once job writer wraps them in a MULTI with the range's checkpoint.
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "redis/delayed_member.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump::redis {
@@ -24,9 +26,11 @@ public:
     // WRONGTYPE mid-run or, worse, mix our tasks into someone else's data.
     void check_key_types(Connection& connection) const;
 
-    // Plans the batch's commands. Their arguments are views into the batch and into this plan: valid
-    // until the next plan() and while the batch lives.
-    void plan(const std::vector<Message>& batch);
+    // Plans the batch's commands. A delayed message at index i of the batch is tagged with
+    // {first_tag.writer, first_tag.sequence + i}: the caller makes these unique (and, to make a repeated write
+    // idempotent, the same again). Arguments are views into the batch and into this plan: valid until
+    // the next plan() and while the batch lives.
+    void plan(const std::vector<Message>& batch, DelayedTag first_tag);
     std::size_t commands() const noexcept { return commands_.size(); }
     std::span<const std::string_view> command(std::size_t index) const;
 
@@ -46,6 +50,7 @@ private:
     std::vector<std::string_view> arguments_;
     std::vector<std::pair<std::size_t, std::size_t>> commands_;  // (first argument, argument count)
     std::string scores_;
+    std::string members_;  // the delayed messages' tagged members, back to back
 };
 
 }  // namespace rowpump::redis

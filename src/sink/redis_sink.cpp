@@ -2,11 +2,12 @@
 //
 // Keys for queue Q (docs/DESIGN.md, "Queues"): ready tasks go to the list Q, or to Q:p:<name> when priority
 // lists are given; delayed tasks go to the sorted set Q:delayed, scored by their due time in Unix ms.
-// A sorted set keeps one member per distinct value: identical payloads due at any time collapse into one
-// task (the last score wins). Payloads that must stay distinct need something unique in them (the key).
+// A sorted set keeps one member per distinct value, so each delayed payload goes in behind a tag unique
+// to this sink and message (redis/delayed_member.hpp); promotion takes the tag off again.
 #include <chrono>
 
 #include "redis/connection.hpp"
+#include "redis/delayed_member.hpp"
 #include "redis/push_plan.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
@@ -26,16 +27,19 @@ public:
     RedisSink(const SinkSpec& spec, RedisOptions options)
         : plan_(spec),
           connection_(redis::Connection::connect_at_start(std::move(options), command_timeout)),
-          retry_budget_(retry_budget(spec)) {
+          retry_budget_(retry_budget(spec)),
+          delayed_writer_(redis::random_delayed_writer()) {
         connection_.retrying(retry_budget_, [this] { plan_.check_key_types(connection_); });
     }
 
     void write(const std::vector<Message>& batch) override {
         if (batch.empty()) return;
-        plan_.plan(batch);
-        // A retry after a partly sent pipeline sends the whole batch again: messages the server already
-        // took are pushed twice. That is the at-least-once promise of docs/DESIGN.md ("Delivery guarantees");
-        // exactly-once needs the job-state path (MULTI/EXEC), not this one.
+        plan_.plan(batch, {delayed_writer_, next_sequence_});
+        next_sequence_ += batch.size();
+        // A retry after a partly sent pipeline sends the whole batch again: ready messages the server
+        // already took are pushed twice. That is the at-least-once promise of docs/DESIGN.md ("Delivery
+        // guarantees"); exactly-once needs the job-state path (MULTI/EXEC), not this one. Delayed ones
+        // keep their tags, so the retry only re-scores those already in the set (unless promoted meanwhile).
         connection_.retrying(retry_budget_, [this] { send(); });
     }
 
@@ -81,6 +85,10 @@ private:
     redis::PushPlan plan_;  // first: a bad priority list is refused before connecting
     redis::Connection connection_;
     std::chrono::milliseconds retry_budget_;
+    // Tags of delayed messages: a random writer keeps the sinks of every worker and process apart; the
+    // sequence counts this sink's messages.
+    std::uint64_t delayed_writer_;
+    std::uint64_t next_sequence_ = 0;
 };
 
 }  // namespace

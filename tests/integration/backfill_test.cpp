@@ -411,7 +411,7 @@ TEST_F(BackfillTest, FixedDelayRowsSitInTheDelayedSetDueAfterTheDelay) {
     run_job(spec);
     const std::int64_t after = now_ms();
 
-    const auto delayed = zset_members(redis(), queue_ + ":delayed");
+    const auto delayed = delayed_tasks(redis(), queue_);
     std::vector<std::string> payloads;
     for (const auto& member : delayed) {
         payloads.push_back(member.member);
@@ -454,7 +454,7 @@ TEST_F(BackfillTest, DueColumnScoresAreTheColumnsUnixTimeInMilliseconds) {
     EXPECT_EQ(summary.rows_written, 1500u);
 
     std::vector<std::string> actual;
-    for (const auto& member : zset_members(redis(), queue_ + ":delayed"))
+    for (const auto& member : delayed_tasks(redis(), queue_))
         actual.push_back(payload_key(member.member, {"id"}) + "@" + std::to_string(member.score));
     const auto expected = keys_of("SELECT CONCAT(id, '@', CAST(UNIX_TIMESTAMP(due) * 1000 AS SIGNED)) FROM `" + table +
                                   "` WHERE due IS NOT NULL");
@@ -491,7 +491,7 @@ TEST_F(BackfillTest, DueTimeAfter2038StaysDelayed) {
     EXPECT_EQ(list_items(redis(), queue_), std::vector<std::string>{})
         << "rows due in 2040 and 2099 were made ready at once";
     std::vector<std::string> actual;
-    for (const auto& member : zset_members(redis(), queue_ + ":delayed"))
+    for (const auto& member : delayed_tasks(redis(), queue_))
         actual.push_back(payload_key(member.member, {"id"}) + "@" + std::to_string(member.score));
     // Whole seconds since the epoch, computed without UNIX_TIMESTAMP (the session time zone here is UTC
     // or at least has no offset change between 1970 and these dates that TIMESTAMPDIFF would miss).

@@ -11,6 +11,9 @@
 #include <map>
 #include <sstream>
 
+#include "redis/delayed_member.hpp"
+#include "redis/queue_keys.hpp"
+
 namespace rowpump::test {
 
 std::string payload_key(const std::string& payload, const std::vector<std::string>& fields) {
@@ -48,6 +51,12 @@ std::vector<ScoredMember> zset_members(redis::Connection& connection, const std:
     std::vector<ScoredMember> members;
     for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
         members.push_back({reply.elements[i].text, std::stoll(reply.elements[i + 1].text)});
+    return members;
+}
+
+std::vector<ScoredMember> delayed_tasks(redis::Connection& connection, const std::string& queue) {
+    auto members = zset_members(connection, redis::delayed_set(queue));
+    for (ScoredMember& member : members) member.member = std::string(redis::delayed_payload(member.member));
     return members;
 }
 

@@ -26,6 +26,8 @@ struct ScoredMember {
 };
 // Every member of a sorted set with its score, lowest score first.
 std::vector<ScoredMember> zset_members(redis::Connection& connection, const std::string& key);
+// The tasks in the delayed set of `queue` as consumers will receive them (tags stripped), with due times.
+std::vector<ScoredMember> delayed_tasks(redis::Connection& connection, const std::string& queue);
 
 // One row of a MySQL queue table, in id order.
 struct QueueRow {

@@ -10,6 +10,7 @@
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
 #include "integration/redis_fixture.hpp"
+#include "redis/delayed_member.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
 
@@ -80,7 +81,10 @@ TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
     messages[1].due_ms = 4102444800000;  // 2100-01-01
     ASSERT_TRUE(ledger->write(*range, messages, KeyValue{std::int64_t{3}}));
     EXPECT_EQ(list_items(redis(), queue()), (std::vector<std::string>{"{\"id\":1}", "{\"id\":3}"}));
-    EXPECT_EQ(redis().command({"ZSCORE", redis::delayed_set(queue()), "{\"id\":2}"}).text, "4102444800000");
+    // The member is tagged with the range's writer and the row's position in the range (1: the second).
+    const std::string member =
+        redis::delayed_member({redis::ledger_delayed_writer(definition_.job_id, 0), 1}, "{\"id\":2}");
+    EXPECT_EQ(redis().command({"ZSCORE", redis::delayed_set(queue()), member}).text, "4102444800000");
 }
 
 TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
@@ -115,6 +119,26 @@ TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
     }
     EXPECT_EQ(range_field("last_key"), before);
     EXPECT_EQ(range_field("rows_written"), "2");
+}
+
+TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAgainAddsNone) {
+    auto store = store_with_one_range();
+    auto ledger = store->open_ledger();
+    const auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    const std::vector<Message> twins(50, Message{"{\"same\":1}", 0, 4102444800000});
+    ASSERT_TRUE(ledger->write(*range, twins, KeyValue{std::int64_t{50}}));
+    EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50);
+
+    // Whoever writes the same page from the same fence writes the same members: put the range back to
+    // before the page, free its lease, and let a second ledger write the page again.
+    redis().command({"HSET", redis::job_range(definition_.job_id, 0), "last_key", "", "rows_written", "0", "owner",
+                     "0"});
+    auto second = store->open_ledger();
+    const auto again = second->lease();
+    ASSERT_TRUE(again);
+    ASSERT_TRUE(second->write(*again, twins, KeyValue{std::int64_t{50}}));
+    EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50) << "the page added members";
 }
 
 TEST_F(RedisJobLedgerTest, AQueueKeyOfTheWrongTypeIsRefusedBeforeTheJobExists) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "integration/redis_fixture.hpp"
+#include "redis/delayed_member.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/queue.hpp"
 
@@ -239,7 +240,12 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
     ASSERT_EQ(tasks.size(), 1u);
     const std::int64_t before = unix_ms_now();
     EXPECT_EQ(queue.fail(tasks[0], "later"), FailOutcome::retried);
-    const auto score = std::stoll(redis_->command({"ZSCORE", redis::delayed_set(queue_), payload(0)}).text);
+    // The retry's member is the payload behind a writer-0 tag (redis/delayed_member.hpp).
+    const auto scored = redis_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
+    ASSERT_EQ(scored.size(), 2u);
+    EXPECT_EQ(scored[0].text.substr(0, 20), "rp1:0000000000000000");
+    EXPECT_EQ(redis::delayed_payload(scored[0].text), payload(0));
+    const auto score = std::stoll(scored[1].text);
     EXPECT_GE(score, before + 10'000 - 5);
     EXPECT_LE(score, unix_ms_now() + 10'000 + 5);
     EXPECT_EQ(queue.promote(), 0u);

@@ -18,6 +18,7 @@
 #include "mysql/connection.hpp"
 #include "mysql/queue_table.hpp"
 #include "redis/connection.hpp"
+#include "redis/delayed_member.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"
 
@@ -125,14 +126,20 @@ TEST_F(RedisSinkTest, DelayedMessagesSitInTheSortedSetByDueTime) {
     ASSERT_EQ(scored.size(), 2 * ((2500 + 2) / 3));
     for (std::size_t k = 0; k < scored.size(); k += 2) {
         const int i = static_cast<int>(3 * (k / 2));
-        EXPECT_EQ(scored[k].text, "later" + std::to_string(i));
+        EXPECT_EQ(redis::delayed_payload(scored[k].text), "later" + std::to_string(i));
         EXPECT_EQ(std::stoll(scored[k + 1].text), base + i) << scored[k].text;
     }
     EXPECT_EQ(sink->ready_count(), std::optional<std::uint64_t>(ready.size()));
 
-    // A sorted set holds a value once: the same payload delayed twice is one task, due at the last time.
+    // The same payload delayed twice is two tasks, each with its own due time.
+    redis().command({"DEL", queue() + ":delayed"});
     sink->write({{"twin", 0, base + 5000}, {"twin", 0, base + 9000}});
-    EXPECT_EQ(redis().command({"ZSCORE", queue() + ":delayed", "twin"}).text, std::to_string(base + 9000));
+    const auto twins = redis().command({"ZRANGE", queue() + ":delayed", "0", "-1", "WITHSCORES"}).elements;
+    ASSERT_EQ(twins.size(), 4u);
+    EXPECT_EQ(redis::delayed_payload(twins[0].text), "twin");
+    EXPECT_EQ(twins[1].text, std::to_string(base + 5000));
+    EXPECT_EQ(redis::delayed_payload(twins[2].text), "twin");
+    EXPECT_EQ(twins[3].text, std::to_string(base + 9000));
 }
 
 TEST_F(RedisSinkTest, KeysOfAnotherTypeAreRefusedAtStart) {

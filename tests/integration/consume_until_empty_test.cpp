@@ -1,0 +1,210 @@
+// `rowpump queue consume --until-empty` drains the queue: a task that fails once waits out its backoff
+// and runs again before the consumer exits, for the MySQL queue table and for Redis; tasks delayed by
+// their producer and not due for an hour are left and counted, without waiting for them. Below the CLI,
+// each queue's backlog says what a draining consumer must still wait for. Tables
+// rp_test_*, keys rp_test:*; all removed at the end.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "integration/cli_process.hpp"
+#include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
+#include "integration/redis_fixture.hpp"
+#include "mysql/queue_table.hpp"
+#include "redis/queue_keys.hpp"
+#include "rowpump/queue.hpp"
+#include "rowpump/sink.hpp"
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// Fails the task's first attempt, then appends its payload to `outbox` as a line.
+std::string fail_once_then_record(const std::string& outbox) {
+    return "test \"$ROWPUMP_TASK_ATTEMPT\" -ge 2 || { echo 'first attempt fails' >&2; exit 1; }; "
+           "{ cat; echo; } >> '" + outbox + "'";
+}
+
+// `queue stats --json` as a document; fails the test when the command does.
+rapidjson::Document stats_of(const std::vector<std::string>& source_and_queue) {
+    std::vector<std::string> args{"queue", "stats", "--json"};
+    args.insert(args.end(), source_and_queue.begin(), source_and_queue.end());
+    const CliRun run = run_rowpump(args);
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+    rapidjson::Document stats;
+    stats.Parse(run.out.c_str());
+    EXPECT_FALSE(stats.HasParseError()) << run.out;
+    if (stats.HasParseError()) stats.SetObject();
+    return stats;
+}
+
+std::uint64_t field(const rapidjson::Document& stats, const char* name) {
+    const auto found = stats.FindMember(name);
+    if (found == stats.MemberEnd() || !found->value.IsUint64()) {
+        ADD_FAILURE() << "stats have no count " << name;
+        return 999;
+    }
+    return found->value.GetUint64();
+}
+
+class ConsumeUntilEmptyTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        redis_.emplace(RedisOptions::from_url(redis_url_));
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        queue_ = std::string("rp_test:until_empty.") + test->name() + ":" + std::to_string(::getpid());
+        clear_redis();
+        outbox_ = fresh_temp_path("until_empty_outbox");
+    }
+    void TearDown() override {
+        if (redis_) clear_redis();
+        std::remove(outbox_.c_str());
+        MySqlTest::TearDown();
+    }
+    void clear_redis() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, queue_ + ":*");
+    }
+
+    std::int64_t unix_ms(std::chrono::system_clock::duration from_now) const {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   (std::chrono::system_clock::now() + from_now).time_since_epoch())
+            .count();
+    }
+
+    std::string redis_url_;
+    std::optional<redis::Connection> redis_;
+    std::string queue_;
+    std::string outbox_;
+};
+
+TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTheLaterOnes) {
+    RedisQueueOptions queue_options;
+    queue_options.queue = queue_;
+    queue_options.retry.backoff_base = 10s;
+    queue_options.retry.jitter = 0;
+    RedisQueue queue(RedisOptions::from_url(redis_url_), queue_options);
+    redis_->command({"RPUSH", queue_, "retry"});
+    const auto failing = queue.pop(1);
+    ASSERT_EQ(failing.size(), 1u);
+    ASSERT_EQ(queue.fail(failing[0], "once"), FailOutcome::retried);
+    SinkSpec spec;
+    spec.uri = redis_url_;
+    spec.queue = queue_;
+    make_sink(spec)->write({{"ready", 0, 0}, {"due", 0, unix_ms(-1s)}, {"later", 0, unix_ms(1h)}});
+
+    Backlog backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 3u) << "ready, due and retry";
+    EXPECT_EQ(backlog.next_due, 0ms);
+    EXPECT_EQ(backlog.later, 1u);
+
+    for (int i = 0; i < 2; ++i) {
+        queue.promote();
+        const auto tasks = queue.pop(1);
+        ASSERT_EQ(tasks.size(), 1u);
+        queue.ack(tasks[0]);
+    }
+    backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
+    EXPECT_GT(backlog.next_due, 9s);
+    EXPECT_LE(backlog.next_due, 10s);
+    EXPECT_EQ(backlog.later, 1u);
+}
+
+TEST_F(ConsumeUntilEmptyTest, MySqlBacklogHasDueAndRetryingTasksAndCountsTheLaterOnes) {
+    const std::string name = "rp_test_until_empty_b_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_b", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, attempts, available_at) VALUES ('ready', 0, NOW(6)), "
+                            "('retry', 1, NOW(6) + INTERVAL 10 SECOND), ('later', 0, NOW(6) + INTERVAL 1 HOUR)");
+    MySqlQueueOptions queue_options;
+    queue_options.table = table;
+    MySqlQueue queue(options(), queue_options);
+
+    Backlog backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 2u) << "ready and retry";
+    EXPECT_EQ(backlog.next_due, 0ms);
+    EXPECT_EQ(backlog.later, 1u);
+
+    tables().execute(table, "UPDATE {t} SET status = 'done' WHERE payload = 'ready'");
+    backlog = queue.backlog();
+    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
+    EXPECT_GT(backlog.next_due, 9s);
+    EXPECT_LE(backlog.next_due, 10s);
+    EXPECT_EQ(backlog.later, 1u);
+}
+
+TEST_F(ConsumeUntilEmptyTest, RedisWaitsForAFailedTaskToComeBackAndEndsWithItDone) {
+    redis_->command({"RPUSH", queue_, "task-1"});
+    const auto started = Clock::now();
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", redis_url_, "--queue", queue_, "--exec",
+                                        fail_once_then_record(outbox_), "--backoff", "1", "--max-attempts", "3",
+                                        "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 0) << consume.describe();
+    EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"task-1"}) << "the retry never ran\n" << consume.describe();
+    EXPECT_GE(Clock::now() - started, 400ms) << "the retry cannot have waited out its backoff (0.5 to 1 s)";
+
+    const auto stats = stats_of({"--source", redis_url_, "--queue", queue_});
+    EXPECT_EQ(field(stats, "ready"), 0u);
+    EXPECT_EQ(field(stats, "delayed"), 0u);
+    EXPECT_EQ(field(stats, "processing"), 0u);
+    EXPECT_EQ(field(stats, "dead"), 0u);
+}
+
+TEST_F(ConsumeUntilEmptyTest, MySqlWaitsForAFailedTaskToComeBackAndEndsWithItDone) {
+    const std::string name = "rp_test_until_empty_q_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_q", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('task-1', NOW(6))");
+    const std::string source = mysql_url_for_command_line();
+    const auto started = Clock::now();
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", source, "--queue", table, "--exec",
+                                        fail_once_then_record(outbox_), "--backoff", "1", "--max-attempts", "3",
+                                        "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 0) << consume.describe();
+    EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"task-1"}) << "the retry never ran\n" << consume.describe();
+    EXPECT_GE(Clock::now() - started, 400ms) << "the retry cannot have waited out its backoff (0.5 to 1 s)";
+
+    const auto stats = stats_of({"--source", source, "--queue", table});
+    EXPECT_EQ(field(stats, "ready"), 0u);
+    EXPECT_EQ(field(stats, "claimed"), 0u);
+    EXPECT_EQ(field(stats, "done"), 1u);
+    EXPECT_EQ(field(stats, "dead"), 0u);
+}
+
+TEST_F(ConsumeUntilEmptyTest, TasksDelayedByTheirProducerAreLeftAndCounted) {
+    SinkSpec spec;
+    spec.uri = redis_url_;
+    spec.queue = queue_;
+    const auto hour_later = std::chrono::system_clock::now() + 1h;
+    const std::int64_t in_an_hour =
+        std::chrono::duration_cast<std::chrono::milliseconds>(hour_later.time_since_epoch()).count();
+    make_sink(spec)->write({{"now", 0, 0}, {"later", 0, in_an_hour}, {"later", 0, in_an_hour}});
+
+    const auto started = Clock::now();
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", redis_url_, "--queue", queue_, "--exec",
+                                        "{ cat; echo; } >> '" + outbox_ + "'", "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 0) << consume.describe();
+    EXPECT_LT(Clock::now() - started, 10s) << "waited for tasks due in an hour";
+    EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"now"});
+    EXPECT_NE(consume.err.find("2 delayed task(s) are not due yet and stay in the queue"), std::string::npos)
+        << consume.describe();
+    EXPECT_EQ(redis_->command({"ZCARD", redis::delayed_set(queue_)}).integer, 2);
+}
+
+}  // namespace
+}  // namespace rowpump::test
