@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include "mysql/connection.hpp"
@@ -21,11 +22,24 @@ std::pair<std::string, std::string> split_table_name(mysql::Connection& connecti
     return {result->getString(1).asStdString(), table};
 }
 
+// MySQL and MariaDB names hold characters up to U+FFFF only, and information_schema compares in utf8mb3:
+// a name with a 4-byte character (lead byte 0xF0-0xF4) cannot name a table, and asking for one makes the
+// server fail with "Illegal mix of collations".
+bool outside_basic_plane(const std::string& name) {
+    return std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0xF0; });
+}
+
+[[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
+    throw UsageError("table " + info.quoted_name() + " not found (" + why + "): check --table and the database in the URL");
+}
+
 }  // namespace
 
 TableInfo describe_table(mysql::Connection& connection, const std::string& table) {
     TableInfo info;
     std::tie(info.schema, info.name) = split_table_name(connection, table);
+    if (outside_basic_plane(info.schema) || outside_basic_plane(info.name))
+        table_not_found(info, "MySQL names cannot hold characters beyond U+FFFF, such as emoji");
 
     auto columns = connection.query(
         "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COALESCE(NUMERIC_PRECISION, 0), "
@@ -42,9 +56,7 @@ TableInfo describe_table(mysql::Connection& connection, const std::string& table
         column.numeric_scale = columns->getInt(6);
         info.columns.push_back(std::move(column));
     }
-    if (info.columns.empty())
-        throw UsageError("table " + info.quoted_name() + " not found (or not visible to user '" +
-                         connection.options().user + "'): check --table and the database in the URL");
+    if (info.columns.empty()) table_not_found(info, "or not visible to user '" + connection.options().user + "'");
 
     // Prefix indexes (SUB_PART) cannot order or bound the full column, so they cannot page a table.
     auto indexes = connection.query(
