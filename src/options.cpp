@@ -34,7 +34,7 @@ std::string read_secret_file(const std::string& path, const char* variable) {
 }
 
 std::string password_from(const char* variable, const char* file_variable) {
-    if (const char* value = std::getenv(variable)) return value;
+    if (const char* value = std::getenv(variable); value && *value) return value;
     if (const char* file = std::getenv(file_variable)) return read_secret_file(file, file_variable);
     return {};
 }
