@@ -43,7 +43,8 @@ unsigned parse_port(const std::string& text, const std::string& url) {
     char* end = nullptr;
     unsigned long port = std::strtoul(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || port == 0 || port > 65535)
-        throw UsageError("invalid port" + quoted_part(text, url) + " in " + redact_url(url) + ": expected a number 1-65535");
+        throw UsageError("invalid port" + quoted_part(text, url) + " in " + redact_url(url) +
+                         ": expected a number 1-65535");
     return static_cast<unsigned>(port);
 }
 
@@ -51,7 +52,8 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& te
     char* end = nullptr;
     long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || value < 0)
-        throw UsageError("invalid " + key + quoted_part(text, url) + " in " + redact_url(url) + ": expected whole seconds");
+        throw UsageError("invalid " + key + quoted_part(text, url) + " in " + redact_url(url) +
+                         ": expected whole seconds");
     return std::chrono::seconds(value);
 }
 
@@ -122,7 +124,8 @@ RedisOptions RedisOptions::from_url(const std::string& url) {
     }
     for (const auto& [key, value] : parts.query) {
         if (key == "socket") options.socket = value;
-        else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) + ": expected socket");
+        else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) +
+                              ": expected socket");
     }
     options.password_from_env();
     return options;

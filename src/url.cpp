@@ -121,7 +121,8 @@ UrlParts parse_url(const std::string& url, std::initializer_list<const char*> sc
         if (!item.empty()) {
             auto eq = item.find('=');
             if (eq == std::string::npos || eq == 0)
-                throw UsageError("malformed option" + quoted_part(item, url) + " in " + redact_url(url) + ": expected key=value");
+                throw UsageError("malformed option" + quoted_part(item, url) + " in " + redact_url(url) +
+                                 ": expected key=value");
             parts.query.emplace_back(item.substr(0, eq), decode_or_throw(item.substr(eq + 1), url));
         }
         start = end + 1;
@@ -139,7 +140,8 @@ std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view
     using Iterator = std::regex_iterator<std::string_view::const_iterator>;
     for (Iterator match(text.begin(), text.end(), credentials), end; match != end; ++match) {
         const int group = (*match)[1].matched ? 1 : 2;
-        spans.emplace_back(static_cast<std::size_t>(match->position(group)), static_cast<std::size_t>(match->length(group)));
+        spans.emplace_back(static_cast<std::size_t>(match->position(group)),
+                           static_cast<std::size_t>(match->length(group)));
     }
     return spans;
 }

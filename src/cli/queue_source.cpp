@@ -21,7 +21,7 @@ milliseconds heartbeat_interval(const QueueOptions& options) {
     const auto timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
     return std::clamp(timeout / 3, milliseconds(100), milliseconds(5000));
 }
-// 32 bits of FNV-1a as 8 hex digits: enough to match lines about one task, too few to stand for its content.
+// 32 bits of FNV-1a as 8 hex digits: enough to match the log lines about one task, and not its content.
 std::string payload_fingerprint(const std::string& payload) {
     std::uint32_t hash = 2166136261u;
     for (unsigned char c : payload) {

@@ -49,7 +49,9 @@ YAML::Mark document_start(const std::string& text, const YAML::Mark& mark) {
     std::istringstream lines(text);
     int line = 0;
     for (std::string content; line <= mark.line && std::getline(lines, content); ++line) {
-        if (content.starts_with("---") && (content.size() == 3 || std::isspace(static_cast<unsigned char>(content[3])))) {
+        const bool separator =
+            content.starts_with("---") && (content.size() == 3 || std::isspace(static_cast<unsigned char>(content[3])));
+        if (separator) {
             start.line = line;
             start.column = 0;
         }

@@ -113,7 +113,8 @@ std::string describe_duration(std::chrono::milliseconds duration) {
 std::string database_range(Connection& connection) {
     try {
         const Reply reply = connection.command({"CONFIG", "GET", "databases"});
-        if (reply.elements.size() == 2) return "it has databases 0-" + std::to_string(std::stoll(reply.elements[1].text) - 1);
+        if (reply.elements.size() == 2)
+            return "it has databases 0-" + std::to_string(std::stoll(reply.elements[1].text) - 1);
     } catch (const std::exception&) {
     }
     return "the server says the DB index is out of range";
@@ -185,7 +186,8 @@ void Connection::login() {
         try {
             command({"SELECT", db});
         } catch (const QueueError& error) {
-            if (error.is_transient() || std::string_view(error.what()).find("DB index") == std::string_view::npos) throw;
+            const bool out_of_range = std::string_view(error.what()).find("DB index") != std::string_view::npos;
+            if (error.is_transient() || !out_of_range) throw;
             throw UsageError("Redis at " + options_.redacted() + " has no database " + db + ": " +
                              database_range(*this) + "; give another number after the port, e.g. redis://host:port/0");
         }

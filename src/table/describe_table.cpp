@@ -30,7 +30,8 @@ bool outside_basic_plane(const std::string& name) {
 }
 
 [[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
-    throw UsageError("table " + info.quoted_name() + " not found (" + why + "): check --table and the database in the URL");
+    throw UsageError("table " + info.quoted_name() + " not found (" + why +
+                     "): check --table and the database in the URL");
 }
 
 }  // namespace

@@ -81,8 +81,9 @@ public:
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int flags = O_WRONLY | O_CREAT | O_TRUNC;
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), flags, 0600);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), flags, 0600);
         const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
         posix_spawn_file_actions_destroy(&actions);
         if (spawned != 0) {
@@ -273,7 +274,8 @@ class BadInputCliTest : public MySqlTest {};
 
 TEST_F(BadInputCliTest, TableNameWithAnEmojiIsNotFound) {
     expect_refused({"read", "--table", "rp_test_no\xF0\x9F\x98\x80"}, {"not found", "U+FFFF"}, {"collations"});
-    expect_refused({"read", "--table", options().database + ".rp_test_\xF0\x9F\x98\x80"}, {"not found"}, {"collations"});
+    expect_refused({"read", "--table", options().database + ".rp_test_\xF0\x9F\x98\x80"}, {"not found"},
+                   {"collations"});
 }
 
 TEST_F(BadInputCliTest, ExistingOutputFileIsRefusedUnlessOverwriteIsGiven) {

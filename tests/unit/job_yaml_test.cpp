@@ -200,7 +200,8 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
     {
         TempJob job(std::string(minimal_source) + "sink: stdout\n");
         expect_error_at(job.path(), 4, 7,
-                        "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, overwrite; "
+                        "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
+                        "overwrite; "
                         "got 'stdout'");
     }
     {
@@ -262,7 +263,8 @@ TEST_F(JobYamlTest, FileSinkOverwritesOnlyWhenTold) {
     EXPECT_TRUE(load_job(told.path()).sink.overwrite);
     const TempJob silent(std::string(minimal_source) + "sink:\n  uri: file:/tmp/out.ndjson\n");
     EXPECT_FALSE(load_job(silent.path()).sink.overwrite);
-    const TempJob redis(std::string(minimal_source) + "sink:\n  uri: redis://127.0.0.1:6379/0\n  queue: q\n  overwrite: true\n");
+    const TempJob redis(std::string(minimal_source) +
+                        "sink:\n  uri: redis://127.0.0.1:6379/0\n  queue: q\n  overwrite: true\n");
     expect_error_at(redis.path(), 7, 14,
                     "sink.overwrite: only a file:PATH sink replaces anything: remove overwrite, or write to a file");
 }
@@ -273,7 +275,8 @@ TEST_F(JobYamlTest, OneDocumentMayOpenWithItsSeparator) {
 }
 
 TEST_F(JobYamlTest, SourceUrlWithoutSchemeIsRefusedWithoutItsPassword) {
-    const TempJob job("source:\n  mysql: app:Yaml-S3cret@db.example:3306/shop\n  table: orders\nsink:\n  uri: stdout\n");
+    const TempJob job(
+        "source:\n  mysql: app:Yaml-S3cret@db.example:3306/shop\n  table: orders\nsink:\n  uri: stdout\n");
     const ConfigError error = config_error(job.path());
     const std::string message = error.what();
     EXPECT_EQ(error.line(), 2) << message;

@@ -160,7 +160,8 @@ TEST_F(UrlTest, PasswordFileThatCannotBeReadIsAUsageError) {
 class PasswordFile {
 public:
     explicit PasswordFile(const std::string& content) {
-        path_ = (std::filesystem::temp_directory_path() / ("rp_url_test_password_" + std::to_string(::getpid()))).string();
+        const std::string name = "rp_url_test_password_" + std::to_string(::getpid());
+        path_ = (std::filesystem::temp_directory_path() / name).string();
         std::ofstream(path_, std::ios::binary) << content;
     }
     ~PasswordFile() { std::filesystem::remove(path_); }
@@ -259,7 +260,8 @@ TEST_F(UrlTest, ErrorsOfUrlsWithoutSchemeNeverShowThePassword) {
 
 TEST_F(UrlTest, ErrorsNeverShowPartsOfAPasswordWithUnescapedDelimiters) {
     // The '/' or '?' ends the authority early, so the rest of the password lands in the port, path or options.
-    for (const std::string url : {"mysql://u:hun/ter2@host/db", "mysql://u:hun?ter2@host/db", "mysql://u:hunter2/x@host/db"}) {
+    for (const std::string url :
+         {"mysql://u:hun/ter2@host/db", "mysql://u:hun?ter2@host/db", "mysql://u:hunter2/x@host/db"}) {
         try {
             MySqlOptions::from_url(url);
             ADD_FAILURE() << "accepted " << url;
