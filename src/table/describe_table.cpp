@@ -1,7 +1,7 @@
-#include <algorithm>
 #include <map>
 
 #include "mysql/connection.hpp"
+#include "mysql/identifier_range.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/table.hpp"
 #include "table/describe.hpp"
@@ -22,13 +22,6 @@ std::pair<std::string, std::string> split_table_name(mysql::Connection& connecti
     return {result->getString(1).asStdString(), table};
 }
 
-// MySQL and MariaDB names hold characters up to U+FFFF only, and information_schema compares in utf8mb3:
-// a name with a 4-byte character (lead byte 0xF0-0xF4) cannot name a table, and asking for one makes the
-// server fail with "Illegal mix of collations".
-bool outside_basic_plane(const std::string& name) {
-    return std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0xF0; });
-}
-
 [[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
     throw UsageError("table " + info.quoted_name() + " not found (" + why +
                      "): check --table and the database in the URL");
@@ -39,7 +32,7 @@ bool outside_basic_plane(const std::string& name) {
 TableInfo describe_table(mysql::Connection& connection, const std::string& table) {
     TableInfo info;
     std::tie(info.schema, info.name) = split_table_name(connection, table);
-    if (outside_basic_plane(info.schema) || outside_basic_plane(info.name))
+    if (mysql::has_character_beyond_u_ffff(info.schema) || mysql::has_character_beyond_u_ffff(info.name))
         table_not_found(info, "MySQL names cannot hold characters beyond U+FFFF, such as emoji");
 
     auto columns = connection.query(

@@ -276,6 +276,14 @@ TEST_F(BadInputCliTest, TableNameWithAnEmojiIsNotFound) {
     expect_refused({"read", "--table", "rp_test_no\xF0\x9F\x98\x80"}, {"not found", "U+FFFF"}, {"collations"});
     expect_refused({"read", "--table", options().database + ".rp_test_\xF0\x9F\x98\x80"}, {"not found"},
                    {"collations"});
+    // A queue table is a table too.
+    const std::string queue = "rp_test_q\xF0\x9F\x98\x80";
+    expect_refused({"queue", "stats", "--source", mysql_url_for_command_line(), "--queue", queue},
+                   {"U+FFFF", "--queue"}, {"collations"});
+    const auto table = tables().create("emoji_source", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} VALUES (1)");
+    expect_refused({"backfill", "--table", table, "--sink", mysql_url_for_command_line(), "--queue", queue},
+                   {"U+FFFF"}, {"collations"});
 }
 
 TEST_F(BadInputCliTest, ExistingOutputFileIsRefusedUnlessOverwriteIsGiven) {
