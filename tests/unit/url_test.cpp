@@ -188,6 +188,11 @@ TEST_F(UrlTest, PasswordFileLosesOnlyOneTrailingLineEnd) {
     EXPECT_EQ(password_from_file("s3cret\r"), "s3cret\r");
 }
 
+TEST_F(UrlTest, EmptyPasswordVariableLeavesThePasswordToTheFile) {
+    setenv("ROWPUMP_MYSQL_PASSWORD", "", 1);
+    EXPECT_EQ(password_from_file("from-file\n"), "from-file");
+}
+
 TEST_F(UrlTest, PasswordFileThatIsADirectoryIsAUsageErrorNamingTheVariable) {
     const std::string directory = std::filesystem::temp_directory_path().string();
     for (const char* variable : {"ROWPUMP_MYSQL_PASSWORD_FILE", "ROWPUMP_REDIS_PASSWORD_FILE"}) {
