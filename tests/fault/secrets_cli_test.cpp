@@ -319,6 +319,22 @@ TEST_F(RedisBadInputCliTest, DatabaseOutOfRangeIsOneLine) {
     expect_refused({"queue", "stats", "--source", url_99, "--queue", queue()}, {"no database 99", "0-15"}, {"ERR"});
 }
 
+// The range comes from the server; a server that refuses CONFIG still gets a plain sentence.
+TEST(RedisDatabaseRangeCliTest, RangeIsTheServersOwnOrSaidInPlainWords) {
+    {
+        PrivateRedisServer four_databases({"--databases", "4"});
+        const std::string url = "redis://127.0.0.1:" + std::to_string(four_databases.port()) + "/4";
+        expect_refused({"queue", "stats", "--source", url, "--queue", "rp_test:range"}, {"no database 4", "0-3"},
+                       {"ERR"});
+    }
+    {
+        PrivateRedisServer no_config({"--user", "default", "on", "nopass", "~*", "&*", "+@all", "-config"});
+        const std::string url = "redis://127.0.0.1:" + std::to_string(no_config.port()) + "/40";
+        expect_refused({"queue", "stats", "--source", url, "--queue", "rp_test:range"},
+                       {"no database 40", "out of range"}, {"ERR", "NOPERM"});
+    }
+}
+
 TEST_F(RedisBadInputCliTest, KeysOfTheWrongTypeAreOneLineForStatsAndConsume) {
     redis().command({"SET", queue(), "not a list"});
     expect_refused({"queue", "stats", "--source", url(), "--queue", queue()},
