@@ -15,13 +15,13 @@ std::string noun(std::string_view type) {
 }  // namespace
 
 void expect_key_types(Connection& connection, const std::vector<std::pair<std::string, std::string_view>>& keys) {
-    for (const auto& [key, expected] : keys) connection.append({"TYPE", key});
+    for (const auto& key : keys) connection.append({"TYPE", key.first});
     const auto types = connection.read_replies(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) {
         const std::string& type = types[i].text;
         if (type == keys[i].second || type == "none") continue;
         throw UsageError("key " + keys[i].first + " is " + noun(type) + ", expected " + noun(keys[i].second) +
-                         ": choose another --queue, or remove the key if it is left over");
+                         ": choose another --queue");
     }
 }
 
