@@ -1,6 +1,9 @@
 #include "rowpump/options.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,16 +14,27 @@ namespace rowpump {
 
 namespace {
 
+// The whole file but one trailing line end ("\n" or "\r\n", as editors on either system leave it): a
+// password may itself end in spaces. A directory or an unreadable file is an error, never "no password".
 std::string read_secret_file(const std::string& path, const char* variable) {
-    std::ifstream in(path);
-    if (!in) throw UsageError(std::string("cannot read the password file named by ") + variable + ": " + path);
-    std::string secret;
-    std::getline(in, secret);
+    const auto fail = [&](const std::string& why) {
+        throw UsageError(std::string("cannot read the password file named by ") + variable + " (" + path + "): " + why);
+    };
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) fail("it is a directory; expected a file holding the password");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) fail(std::strerror(errno));
+    std::string secret = text.str();
+    if (secret.ends_with("\r\n")) secret.resize(secret.size() - 2);
+    else if (secret.ends_with('\n')) secret.pop_back();
     return secret;
 }
 
 std::string password_from(const char* variable, const char* file_variable) {
-    if (const char* value = std::getenv(variable)) return value;
+    if (const char* value = std::getenv(variable); value && *value) return value;
     if (const char* file = std::getenv(file_variable)) return read_secret_file(file, file_variable);
     return {};
 }
@@ -29,7 +43,8 @@ unsigned parse_port(const std::string& text, const std::string& url) {
     char* end = nullptr;
     unsigned long port = std::strtoul(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || port == 0 || port > 65535)
-        throw UsageError("invalid port '" + text + "' in " + redact_url(url) + ": expected a number 1-65535");
+        throw UsageError("invalid port" + quoted_part(text, url) + " in " + redact_url(url) +
+                         ": expected a number 1-65535");
     return static_cast<unsigned>(port);
 }
 
@@ -37,7 +52,8 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& te
     char* end = nullptr;
     long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || value < 0)
-        throw UsageError("invalid " + key + " '" + text + "' in " + redact_url(url) + ": expected whole seconds");
+        throw UsageError("invalid " + key + quoted_part(text, url) + " in " + redact_url(url) +
+                         ": expected whole seconds");
     return std::chrono::seconds(value);
 }
 
@@ -58,7 +74,7 @@ MySqlOptions MySqlOptions::from_url(const std::string& url) {
         else if (key == "connect_timeout") options.connect_timeout = parse_seconds(key, value, url);
         else if (key == "read_timeout") options.read_timeout = parse_seconds(key, value, url);
         else if (key == "write_timeout") options.write_timeout = parse_seconds(key, value, url);
-        else throw UsageError("unknown option '" + key + "' in " + redact_url(url) +
+        else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) +
                               ": expected socket, connect_timeout, read_timeout or write_timeout");
         options.extra[key] = value;
     }
@@ -103,13 +119,14 @@ RedisOptions RedisOptions::from_url(const std::string& url) {
         char* end = nullptr;
         long db = std::strtol(parts.path.c_str(), &end, 10);
         if (*end != '\0' || db < 0)
-            throw UsageError("invalid database '" + parts.path + "' in " + redact_url(url) +
+            throw UsageError("invalid database" + quoted_part(parts.path, url) + " in " + redact_url(url) +
                              ": expected redis://host:port/NUMBER");
         options.db = static_cast<int>(db);
     }
     for (const auto& [key, value] : parts.query) {
         if (key == "socket") options.socket = value;
-        else throw UsageError("unknown option '" + key + "' in " + redact_url(url) + ": expected socket");
+        else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) +
+                              ": expected socket");
     }
     options.password_from_env();
     return options;

@@ -26,6 +26,16 @@ std::string decode_or_throw(const std::string& text, const std::string& url) {
 
 }  // namespace
 
+std::string quoted_part(const std::string& fragment, const std::string& url) {
+    const auto scheme_end = url.find("://");
+    const auto start = scheme_end == std::string::npos ? 0 : scheme_end + 3;
+    const auto at = url.rfind('@');
+    const bool may_hold_password = at != std::string::npos && at >= start &&
+                                   (fragment.find('@') != std::string::npos ||
+                                    url.substr(start, at - start).find(fragment) != std::string::npos);
+    return may_hold_password ? std::string() : " '" + fragment + "'";
+}
+
 std::string percent_decode(const std::string& text) {
     std::string out;
     out.reserve(text.size());
@@ -58,7 +68,8 @@ std::string percent_encode(const std::string& text) {
 UrlParts parse_url(const std::string& url, std::initializer_list<const char*> schemes) {
     UrlParts parts;
     const auto scheme_end = url.find("://");
-    if (scheme_end == std::string::npos)
+    // "user:pass@host/x://..." has no scheme either: what precedes "://" is not a scheme when it holds ':' or '@'.
+    if (scheme_end == std::string::npos || url.find_first_of(":@") < scheme_end)
         throw UsageError("malformed URL '" + redact_url(url) + "': expected " + *schemes.begin() +
                          "://user:pass@host:port/...");
     parts.scheme = url.substr(0, scheme_end);
@@ -110,7 +121,8 @@ UrlParts parse_url(const std::string& url, std::initializer_list<const char*> sc
         if (!item.empty()) {
             auto eq = item.find('=');
             if (eq == std::string::npos || eq == 0)
-                throw UsageError("malformed option '" + item + "' in " + redact_url(url) + ": expected key=value");
+                throw UsageError("malformed option" + quoted_part(item, url) + " in " + redact_url(url) +
+                                 ": expected key=value");
             parts.query.emplace_back(item.substr(0, eq), decode_or_throw(item.substr(eq + 1), url));
         }
         start = end + 1;
@@ -118,10 +130,30 @@ UrlParts parse_url(const std::string& url, std::initializer_list<const char*> sc
     return parts;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view text) {
+    // scheme://user:secret@ anywhere, or user:secret@ at the start of a word (a URL whose scheme was left
+    // out). The secret runs to the last '@' of the word: over-redacting is safer than leaking a password
+    // that holds an unescaped '@'. Without a scheme, "scheme://user@host" must not read as user "scheme".
+    static const std::regex credentials(
+        R"([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s]*)@|(?:^|[\s'"(<=,])[^\s:/@'"]*:(?!//)([^\s]*)@)");
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    using Iterator = std::regex_iterator<std::string_view::const_iterator>;
+    for (Iterator match(text.begin(), text.end(), credentials), end; match != end; ++match) {
+        const int group = (*match)[1].matched ? 1 : 2;
+        spans.emplace_back(static_cast<std::size_t>(match->position(group)),
+                           static_cast<std::size_t>(match->length(group)));
+    }
+    return spans;
+}
+
 std::string redact_url(const std::string& text) {
-    // scheme://user:secret@  ->  scheme://user:***@   (over-redacting to the last '@' of the word is safer than leaking)
-    static const std::regex credentials(R"(([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^\s]*@)");
-    return std::regex_replace(text, credentials, "$1:***@");
+    std::string out;
+    std::size_t copied = 0;
+    for (const auto& [start, length] : password_spans(text)) {
+        out.append(text, copied, start - copied).append("***");
+        copied = start + length;
+    }
+    return out.append(text, copied);
 }
 
 }  // namespace rowpump

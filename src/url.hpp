@@ -2,6 +2,7 @@
 // A small parser for the scheme://user:pass@host:port/path?k=v URLs rowpump accepts. Private.
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,13 @@ struct UrlParts {
 
 // Throws UsageError naming the (redacted) URL when it is malformed or its scheme is not one of `schemes`.
 UrlParts parse_url(const std::string& url, std::initializer_list<const char*> schemes);
+
+// Where the passwords in `text` are, as (offset, length): what redact_url() hides and main() masks in argv.
+std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view text);
+
+// " 'fragment'" for an error about a part of `url`, or "" when that part may hold some of the password:
+// a password with an unescaped '/', '?' or '@' spills into the host, port, path or options.
+std::string quoted_part(const std::string& fragment, const std::string& url);
 
 std::string percent_decode(const std::string& text);
 std::string percent_encode(const std::string& text);

@@ -27,6 +27,9 @@ struct SinkSpec {
     // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
     // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
     std::vector<std::string> priority_lists;
+    // file:PATH: replace a regular file that is already there. Otherwise it is refused, before anything is
+    // read, rather than silently truncated. Devices and pipes (file:/dev/stdout) are written either way.
+    bool overwrite = false;
     // How long an outage of the sink's server (Redis, or MySQL for a queue table) is retried, from its first
     // failure, before the write fails.
     std::size_t retry_seconds = 60;

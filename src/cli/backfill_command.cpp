@@ -31,6 +31,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                                       "(default: the number of cores)")
         ->check(whole_number(1, 256));
     command->add_option("--sink", options.sink, "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db");
+    command->add_flag("--overwrite", options.overwrite, "file:PATH: replace the file when it exists (default: refuse)");
     command->add_option("--queue", options.queue, "Redis list (key prefix) or MySQL queue table");
     command->add_option("--push", options.push, "Redis push side")->check(CLI::IsMember({"rpush", "lpush"}));
     command->add_option("--format", options.format, "Payload format")->check(CLI::IsMember({"json", "csv"}));
@@ -92,6 +93,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.sink.uri = options.sink;
     spec.sink.retry_seconds = static_cast<std::size_t>(spec.mysql.retry_budget.count());
     spec.sink.queue = options.queue;
+    spec.sink.overwrite = options.overwrite;
     spec.sink.push = options.push == "lpush" ? PushSide::left : PushSide::right;
     spec.format = parse_format(options.format);
     spec.route.priority_column = options.priority_column;

@@ -12,6 +12,7 @@ struct BackfillOptions {
     std::string partition_strategy = "balanced";
     std::size_t workers = 0;
     std::string sink = "stdout";
+    bool overwrite = false;  // file: sink: replace an existing file
     std::string queue;
     std::string push = "rpush";
     std::string format = "json";

@@ -1,6 +1,8 @@
 // The rowpump command: main only wires subcommands and turns errors into one line and an exit code.
 #include <CLI/CLI.hpp>
 
+#include <cstring>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -14,6 +16,7 @@
 #include "log.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
+#include "url.hpp"
 
 namespace {
 
@@ -25,6 +28,28 @@ void keep_freed_page_memory() {
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+}
+
+// Every local user can read our arguments (ps, /proc/PID/cmdline) for as long as we run. Once CLI11 has
+// copied them, each password in them (scheme://user:PASS@..., user:PASS@...) is overwritten in place,
+// as the mysql client does with -pPASS. Returns whether there was one.
+bool hide_passwords(int argc, char** argv) {
+    bool hidden = false;
+    for (int i = 1; i < argc; ++i) {
+        for (const auto& [start, length] : rowpump::password_spans(argv[i])) {
+            std::memset(argv[i] + start, 'x', length);
+            hidden = hidden || length > 0;
+        }
+    }
+    return hidden;
+}
+
+// Said after the run, not before it: refused input keeps its one error line, and a failed run ends on
+// its cause.
+void recommend_password_variables() {
+    rowpump::log().warn("a password was given on the command line, where other local users could read it until "
+                        "rowpump hid it at startup: pass it in ROWPUMP_MYSQL_PASSWORD / ROWPUMP_REDIS_PASSWORD, or "
+                        "in a file named by ROWPUMP_MYSQL_PASSWORD_FILE / ROWPUMP_REDIS_PASSWORD_FILE");
 }
 
 }  // namespace
@@ -78,19 +103,24 @@ int main(int argc, char** argv) {
         const int code = app.exit(error);
         return code == 0 ? 0 : static_cast<int>(rowpump::ExitCode::bad_input);
     }
+    const bool password_in_argv = hide_passwords(argc, argv);
+    int code = 0;
     try {
-        if (read_command->parsed()) return rowpump::cli::run_read(read);
-        if (backfill_command->parsed()) return rowpump::cli::run_backfill(backfill);
-        if (partition_command->parsed()) return rowpump::cli::run_partition(partition);
-        if (run_command->parsed()) return rowpump::cli::run_run(run);
-        if (explain_command->parsed()) return rowpump::cli::run_explain(explain);
-        if (queue_command->parsed()) return rowpump::cli::run_queue(*queue_command, queue);
+        if (read_command->parsed()) code = rowpump::cli::run_read(read);
+        else if (backfill_command->parsed()) code = rowpump::cli::run_backfill(backfill);
+        else if (partition_command->parsed()) code = rowpump::cli::run_partition(partition);
+        else if (run_command->parsed()) code = rowpump::cli::run_run(run);
+        else if (explain_command->parsed()) code = rowpump::cli::run_explain(explain);
+        else if (queue_command->parsed()) code = rowpump::cli::run_queue(*queue_command, queue);
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_url(error.what()));
-        return static_cast<int>(error.exit_code());
+        code = static_cast<int>(error.exit_code());
     } catch (const std::exception& error) {
         rowpump::log().error("unexpected failure: {}", rowpump::redact_url(error.what()));
-        return static_cast<int>(rowpump::ExitCode::failure);
+        code = static_cast<int>(rowpump::ExitCode::failure);
     }
-    return 0;
+    if (password_in_argv && (code == static_cast<int>(rowpump::ExitCode::done) ||
+                             code == static_cast<int>(rowpump::ExitCode::interrupted)))
+        recommend_password_variables();
+    return code;
 }

@@ -68,6 +68,7 @@ void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
             ++shared.acked;
             return;
         }
+        log().debug("{} that failed has the payload {}", consumer.describe(task), task.payload);
         if (consumer.fail(task, result.failure) == FailOutcome::dead) {
             ++shared.dead;
             log().error("{} failed ({}): attempt {} of {}, now dead", consumer.describe(task), result.failure,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <thread>
 
 #include "log.hpp"
@@ -19,6 +21,18 @@ milliseconds heartbeat_interval(const QueueOptions& options) {
     const auto timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
     return std::clamp(timeout / 3, milliseconds(100), milliseconds(5000));
 }
+// 32 bits of FNV-1a as 8 hex digits: enough to match the log lines about one task, and not its content.
+std::string payload_fingerprint(const std::string& payload) {
+    std::uint32_t hash = 2166136261u;
+    for (unsigned char c : payload) {
+        hash ^= c;
+        hash *= 16777619u;
+    }
+    char text[9];
+    std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(hash));
+    return text;
+}
+
 // Delayed tasks are promoted this often, which bounds how late past its due time a task is delivered.
 constexpr milliseconds promote_interval{200};
 
@@ -51,7 +65,9 @@ public:
         last_touch_ = steady_clock::now();
     }
     void leave() override {}
-    std::string describe(const Task& task) const override { return "task " + std::to_string(task.id); }
+    std::string describe(const Task& task) const override {
+        return "task " + std::to_string(task.id) + " (" + std::to_string(task.payload.size()) + " bytes)";
+    }
     std::string name() const override { return {}; }
 
 private:
@@ -75,9 +91,10 @@ public:
     Backlog backlog() override { return queue_.backlog(); }
     void keep_alive() override {}
     void leave() override { queue_.leave(); }
+    // A Redis task is its payload, which is the user's data: a fingerprint of it tells repeated failures
+    // of one task apart from failures of many, without showing it.
     std::string describe(const Task& task) const override {
-        constexpr std::size_t shown = 60;
-        return "task " + task.payload.substr(0, shown) + (task.payload.size() > shown ? "..." : "");
+        return "task #" + payload_fingerprint(task.payload) + " (" + std::to_string(task.payload.size()) + " bytes)";
     }
     std::string name() const override { return queue_.consumer(); }
 

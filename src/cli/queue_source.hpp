@@ -41,7 +41,7 @@ public:
     virtual void keep_alive() = 0;
     // Clean shutdown, after the tasks in hand are finished or released.
     virtual void leave() = 0;
-    // "task 42" / the start of the payload, for log lines.
+    // "task 42 (57 bytes)" / "task #1f0c33a2 (57 bytes)" for log lines: never the payload, which is user data.
     virtual std::string describe(const Task& task) const = 0;
     // Redis: this consumer's name (for the heartbeat thread); MySQL: empty.
     virtual std::string name() const = 0;

@@ -92,12 +92,18 @@ void read_priority(const Field& field, RouteSpec& route) {
 }
 
 void read_sink(const Field& field, JobSpec& spec) {
-    const Section sink = field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column"});
+    const Section sink =
+        field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column", "overwrite"});
     const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
     spec.sink.uri = uri.text();
     const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);
     if (!queue_meaning.empty()) spec.sink.queue = sink.required("queue", queue_meaning).text();
     else if (auto queue = sink.optional("queue")) spec.sink.queue = queue->text();
+    if (auto overwrite = sink.optional("overwrite")) {
+        if (!spec.sink.uri.starts_with("file:"))
+            overwrite->fail("only a file:PATH sink replaces anything: remove overwrite, or write to a file");
+        spec.sink.overwrite = overwrite->choice({"true", "false"}) == "true";
+    }
 
     if (auto format = sink.optional("format")) spec.format = parse_format(format->choice({"json", "csv"}));
     if (auto push = sink.optional("push"))

@@ -1,11 +1,13 @@
 #include "job/yaml_document.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "rowpump/error.hpp"
 
@@ -40,6 +42,23 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& path, cons
     }
 }
 
+// The line (0-based) of the "---" that opens the document yaml-cpp placed at `mark`: the last such line
+// at or before it; the mark itself when the document began after "..." instead.
+YAML::Mark document_start(const std::string& text, const YAML::Mark& mark) {
+    YAML::Mark start = mark;
+    std::istringstream lines(text);
+    int line = 0;
+    for (std::string content; line <= mark.line && std::getline(lines, content); ++line) {
+        const bool separator =
+            content.starts_with("---") && (content.size() == 3 || std::isspace(static_cast<unsigned char>(content[3])));
+        if (separator) {
+            start.line = line;
+            start.column = 0;
+        }
+    }
+    return start;
+}
+
 }  // namespace
 
 std::string child_path(const std::string& parent, const std::string& key) {
@@ -47,12 +66,18 @@ std::string child_path(const std::string& parent, const std::string& key) {
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-    YAML::Node root;
+    std::vector<YAML::Node> documents;
     try {
-        root = YAML::Load(text);
+        documents = YAML::LoadAll(text);
     } catch (const YAML::ParserException& error) {
         fail_at(file, error.mark, "YAML syntax error: " + error.msg);
     }
+    // yaml-cpp's Load() would read the first document and drop the rest without a word.
+    if (documents.size() > 1)
+        fail_at(file, document_start(text, documents[1].Mark()),
+                "a second YAML document starts here: a job file holds one job; remove the '---' and what follows, "
+                "or put that job in a file of its own");
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     reject_duplicate_keys(root, "", file);
     return root;
 }

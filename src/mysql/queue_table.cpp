@@ -6,6 +6,7 @@
 
 #include "log.hpp"
 #include "mysql/connection.hpp"
+#include "mysql/identifier_range.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::mysql {
@@ -103,6 +104,9 @@ void validate_queue_table_name(const std::string& table) {
         throw UsageError("queue table name '" + table.substr(0, 64) + "...' is " + std::to_string(table.size()) +
                          " characters long: MySQL allows at most 64");
     if (table.find('\0') != std::string::npos) throw UsageError("queue table name contains a NUL character");
+    if (has_character_beyond_u_ffff(table))
+        throw UsageError("queue table name '" + table + "' holds a character beyond U+FFFF, such as an emoji, which "
+                         "MySQL names cannot hold: choose another --queue");
 }
 
 std::string queue_table_ddl(const std::string& table) {

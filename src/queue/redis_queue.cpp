@@ -10,6 +10,7 @@
 #include "log.hpp"
 #include "queue/redis_queue_impl.hpp"
 #include "queue/retry_policy.hpp"
+#include "redis/key_types.hpp"
 #include "redis/queue_keys.hpp"
 
 namespace rowpump {
@@ -73,6 +74,10 @@ RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
     return_list = options.return_list.empty() ? redis::ready_list(q) : redis::priority_list(q, options.return_list);
     for (const std::string& name : options.priority_lists) ready_lists.push_back(redis::priority_list(q, name));
     ready_lists.push_back(redis::ready_list(q));
+    std::vector<std::pair<std::string, std::string_view>> key_types{
+        {processing, "list"}, {attempts, "hash"}, {delayed, "zset"}, {dead, "list"}, {consumers, "zset"}};
+    for (const std::string& list : ready_lists) key_types.emplace_back(list, "list");
+    run([&] { redis::expect_key_types(connection, key_types); });
 }
 
 void RedisQueue::Impl::pop_ready(std::size_t n, std::vector<Task>& out) {

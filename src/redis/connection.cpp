@@ -97,6 +97,17 @@ Reply copy_reply(const redisReply& reply) {
     return out;
 }
 
+// "it has databases 0-15", from CONFIG GET databases; what the server said when CONFIG is not allowed.
+std::string database_range(Connection& connection) {
+    try {
+        const Reply reply = connection.command({"CONFIG", "GET", "databases"});
+        if (reply.elements.size() == 2)
+            return "it has databases 0-" + std::to_string(std::stoll(reply.elements[1].text) - 1);
+    } catch (const std::exception&) {
+    }
+    return "the server says the DB index is out of range";
+}
+
 }  // namespace
 
 void Connection::ContextDeleter::operator()(redisContext* context) const noexcept { redisFree(context); }
@@ -160,7 +171,14 @@ void Connection::login() {
     }
     if (options_.db != 0) {
         const std::string db = std::to_string(options_.db);
-        command({"SELECT", db});
+        try {
+            command({"SELECT", db});
+        } catch (const QueueError& error) {
+            const bool out_of_range = std::string_view(error.what()).find("DB index") != std::string_view::npos;
+            if (error.is_transient() || !out_of_range) throw;
+            throw UsageError("Redis at " + options_.redacted() + " has no database " + db + ": " +
+                             database_range(*this) + "; give another number after the port, e.g. redis://host:port/0");
+        }
     }
 }
 

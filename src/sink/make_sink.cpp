@@ -31,12 +31,12 @@ MySqlOptions sink_mysql_options(const SinkSpec& spec) {
 }
 
 std::unique_ptr<Sink> make_sink(const SinkSpec& spec) {
-    if (spec.uri == "stdout") return make_ndjson_sink("");
+    if (spec.uri == "stdout") return make_ndjson_sink("", false);
     if (spec.uri.starts_with("file:")) {
         // file:PATH, and file:///abs/path for those who write file URLs.
         std::string path = spec.uri.substr(spec.uri.starts_with("file://") ? 7 : 5);
         if (path.empty()) throw UsageError("no path in sink 'file:': expected file:PATH");
-        return make_ndjson_sink(path);
+        return make_ndjson_sink(path, spec.overwrite);
     }
     const std::string scheme = scheme_of(spec.uri);
     if (scheme == "redis") {

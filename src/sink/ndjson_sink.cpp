@@ -5,7 +5,8 @@
 // canonical path (or "stdout") hands out the stream, and write() holds the stream's mutex for the whole
 // batch. A file is truncated the first time this process opens it and appended to ever after, even when
 // every sink on it has been closed in between: a worker that starts late must not wipe what an early one
-// (already finished) wrote.
+// (already finished) wrote. A regular file that was there before the first open is someone's data: it is
+// only truncated when the spec says overwrite.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -59,13 +60,18 @@ private:
 
 class StreamRegistry {
 public:
-    std::shared_ptr<SharedStream> open(const std::string& path) {
+    std::shared_ptr<SharedStream> open(const std::string& path, bool overwrite) {
         const std::lock_guard lock(mutex_);
         if (path.empty()) return stdout_stream();
         std::error_code ignored;
         const std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ignored).string();
         if (auto open = streams_[key].lock()) return open;
         const bool first_time = opened_.insert(key).second;
+        if (first_time && !overwrite && std::filesystem::is_regular_file(path, ignored)) {
+            opened_.erase(key);
+            throw UsageError("NDJSON file '" + path + "' already exists: remove it, or pass --overwrite (in a job "
+                             "file, sink.overwrite: true) to replace it");
+        }
         // "e": close-on-exec, so child processes do not inherit the file.
         std::FILE* file = std::fopen(path.c_str(), first_time ? "wbe" : "abe");
         if (file == nullptr) {
@@ -108,8 +114,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Sink> make_ndjson_sink(const std::string& path) {
-    return std::make_unique<NdjsonSink>(registry().open(path));
+std::unique_ptr<Sink> make_ndjson_sink(const std::string& path, bool overwrite) {
+    return std::make_unique<NdjsonSink>(registry().open(path, overwrite));
 }
 
 }  // namespace rowpump

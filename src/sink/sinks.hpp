@@ -9,8 +9,9 @@
 
 namespace rowpump {
 
-// `path` is a file path, or empty for stdout.
-std::unique_ptr<Sink> make_ndjson_sink(const std::string& path);
+// `path` is a file path, or empty for stdout. Throws UsageError when `path` is an existing regular file
+// and `overwrite` is false.
+std::unique_ptr<Sink> make_ndjson_sink(const std::string& path, bool overwrite);
 std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options);
 std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options);
 

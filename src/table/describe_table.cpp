@@ -1,6 +1,7 @@
 #include <map>
 
 #include "mysql/connection.hpp"
+#include "mysql/identifier_range.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/table.hpp"
 #include "table/describe.hpp"
@@ -21,11 +22,18 @@ std::pair<std::string, std::string> split_table_name(mysql::Connection& connecti
     return {result->getString(1).asStdString(), table};
 }
 
+[[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
+    throw UsageError("table " + info.quoted_name() + " not found (" + why +
+                     "): check --table and the database in the URL");
+}
+
 }  // namespace
 
 TableInfo describe_table(mysql::Connection& connection, const std::string& table) {
     TableInfo info;
     std::tie(info.schema, info.name) = split_table_name(connection, table);
+    if (mysql::has_character_beyond_u_ffff(info.schema) || mysql::has_character_beyond_u_ffff(info.name))
+        table_not_found(info, "MySQL names cannot hold characters beyond U+FFFF, such as emoji");
 
     auto columns = connection.query(
         "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COALESCE(NUMERIC_PRECISION, 0), "
@@ -42,9 +50,7 @@ TableInfo describe_table(mysql::Connection& connection, const std::string& table
         column.numeric_scale = columns->getInt(6);
         info.columns.push_back(std::move(column));
     }
-    if (info.columns.empty())
-        throw UsageError("table " + info.quoted_name() + " not found (or not visible to user '" +
-                         connection.options().user + "'): check --table and the database in the URL");
+    if (info.columns.empty()) table_not_found(info, "or not visible to user '" + connection.options().user + "'");
 
     // Prefix indexes (SUB_PART) cannot order or bound the full column, so they cannot page a table.
     auto indexes = connection.query(

@@ -200,7 +200,8 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
     {
         TempJob job(std::string(minimal_source) + "sink: stdout\n");
         expect_error_at(job.path(), 4, 7,
-                        "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column; "
+                        "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
+                        "overwrite; "
                         "got 'stdout'");
     }
     {
@@ -319,6 +320,42 @@ TEST_F(JobYamlTest, SyntaxErrorHasYamlPosition) {
 TEST_F(JobYamlTest, DuplicateKeyIsAnError) {
     expect_error_at(sample("duplicate_key.yaml"), 5, 3,
                     "duplicate key 'table' in source (first given at line 3): keep only one");
+}
+
+TEST_F(JobYamlTest, SecondDocumentIsAnErrorAtItsSeparator) {
+    expect_error_at(sample("two_documents.yaml"), 6, 1,
+                    "a second YAML document starts here: a job file holds one job; remove the '---' and what "
+                    "follows, or put that job in a file of its own");
+    const TempJob empty_second("---\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n---\n");
+    expect_error_at(empty_second.path(), 7, 1,
+                    "a second YAML document starts here: a job file holds one job; remove the '---' and what "
+                    "follows, or put that job in a file of its own");
+}
+
+TEST_F(JobYamlTest, FileSinkOverwritesOnlyWhenTold) {
+    const TempJob told(std::string(minimal_source) + "sink:\n  uri: file:/tmp/out.ndjson\n  overwrite: true\n");
+    EXPECT_TRUE(load_job(told.path()).sink.overwrite);
+    const TempJob silent(std::string(minimal_source) + "sink:\n  uri: file:/tmp/out.ndjson\n");
+    EXPECT_FALSE(load_job(silent.path()).sink.overwrite);
+    const TempJob redis(std::string(minimal_source) +
+                        "sink:\n  uri: redis://127.0.0.1:6379/0\n  queue: q\n  overwrite: true\n");
+    expect_error_at(redis.path(), 7, 14,
+                    "sink.overwrite: only a file:PATH sink replaces anything: remove overwrite, or write to a file");
+}
+
+TEST_F(JobYamlTest, OneDocumentMayOpenWithItsSeparator) {
+    const TempJob job("--- # the one job\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n...\n");
+    EXPECT_EQ(load_job(job.path()).read.table, "orders");
+}
+
+TEST_F(JobYamlTest, SourceUrlWithoutSchemeIsRefusedWithoutItsPassword) {
+    const TempJob job(
+        "source:\n  mysql: app:Yaml-S3cret@db.example:3306/shop\n  table: orders\nsink:\n  uri: stdout\n");
+    const ConfigError error = config_error(job.path());
+    const std::string message = error.what();
+    EXPECT_EQ(error.line(), 2) << message;
+    EXPECT_NE(message.find("malformed URL 'app:***@db.example:3306/shop'"), std::string::npos) << message;
+    EXPECT_EQ(message.find("Yaml-S3cret"), std::string::npos) << message;
 }
 
 TEST_F(JobYamlTest, UnsetEnvironmentVariable) {

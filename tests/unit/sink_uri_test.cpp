@@ -111,11 +111,34 @@ std::vector<Message> batch_of(const std::string& prefix, int count) {
     return batch;
 }
 
-TEST(NdjsonSink, WritesOnePayloadPerLineAndTruncatesOnFirstOpen) {
+TEST(NdjsonSink, AnExistingFileIsRefusedAndLeftAsItWas) {
+    TempFile file("existing");
+    std::ofstream(file.path()) << "someone's data\n";
+    SinkSpec spec;
+    spec.uri = "file:" + file.path();
+    try {
+        make_sink(spec);
+        ADD_FAILURE() << "an existing file was opened for writing without overwrite";
+    } catch (const UsageError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find(file.path()), std::string::npos) << message;
+        EXPECT_NE(message.find("--overwrite"), std::string::npos) << message;
+    }
+    EXPECT_EQ(file.lines(), (std::vector<std::string>{"someone's data"}));
+}
+
+TEST(NdjsonSink, DevicesNeedNoOverwrite) {
+    SinkSpec spec;
+    spec.uri = "file:/dev/null";
+    EXPECT_NO_THROW(make_sink(spec)->write({{R"({"id":1})", 0, 0}}));
+}
+
+TEST(NdjsonSink, WritesOnePayloadPerLineAndWithOverwriteTruncatesOnFirstOpen) {
     TempFile file("lines");
     std::ofstream(file.path()) << "stale line from an earlier run\n";
     SinkSpec spec;
     spec.uri = "file:" + file.path();
+    spec.overwrite = true;
     auto sink = make_sink(spec);
     EXPECT_EQ(sink->ready_count(), std::nullopt);
     EXPECT_NE(sink->describe().find(file.path()), std::string::npos);

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -152,6 +156,61 @@ TEST_F(UrlTest, PasswordFileThatCannotBeReadIsAUsageError) {
     EXPECT_THROW(MySqlOptions::from_url("mysql://u@host/db"), UsageError);
 }
 
+// A password file written for one test and removed after it.
+class PasswordFile {
+public:
+    explicit PasswordFile(const std::string& content) {
+        const std::string name = "rp_url_test_password_" + std::to_string(::getpid());
+        path_ = (std::filesystem::temp_directory_path() / name).string();
+        std::ofstream(path_, std::ios::binary) << content;
+    }
+    ~PasswordFile() { std::filesystem::remove(path_); }
+    PasswordFile(const PasswordFile&) = delete;
+    PasswordFile& operator=(const PasswordFile&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+std::string password_from_file(const std::string& content) {
+    const PasswordFile file(content);
+    setenv("ROWPUMP_MYSQL_PASSWORD_FILE", file.path().c_str(), 1);
+    return MySqlOptions::from_url("mysql://u@host/db").password;
+}
+
+TEST_F(UrlTest, PasswordFileLosesOnlyOneTrailingLineEnd) {
+    EXPECT_EQ(password_from_file("s3cret\r\n"), "s3cret");
+    EXPECT_EQ(password_from_file("s3cret\n"), "s3cret");
+    EXPECT_EQ(password_from_file("s3cret"), "s3cret");
+    EXPECT_EQ(password_from_file(" s3cret \n"), " s3cret ");
+    EXPECT_EQ(password_from_file("s3cret\n\n"), "s3cret\n");
+    EXPECT_EQ(password_from_file("s3cret\r"), "s3cret\r");
+}
+
+TEST_F(UrlTest, EmptyPasswordVariableLeavesThePasswordToTheFile) {
+    setenv("ROWPUMP_MYSQL_PASSWORD", "", 1);
+    EXPECT_EQ(password_from_file("from-file\n"), "from-file");
+}
+
+TEST_F(UrlTest, PasswordFileThatIsADirectoryIsAUsageErrorNamingTheVariable) {
+    const std::string directory = std::filesystem::temp_directory_path().string();
+    for (const char* variable : {"ROWPUMP_MYSQL_PASSWORD_FILE", "ROWPUMP_REDIS_PASSWORD_FILE"}) {
+        setenv(variable, directory.c_str(), 1);
+        try {
+            if (std::string(variable).find("MYSQL") != std::string::npos) MySqlOptions::from_url("mysql://u@host/db");
+            else RedisOptions::from_url("redis://host/0");
+            ADD_FAILURE() << variable << " naming a directory was taken as no password";
+        } catch (const UsageError& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find(variable), std::string::npos) << message;
+            EXPECT_NE(message.find(directory), std::string::npos) << message;
+            EXPECT_NE(message.find("directory"), std::string::npos) << message;
+        }
+        unsetenv(variable);
+    }
+}
+
 // --- redact_url ---------------------------------------------------------------------------------------
 
 TEST_F(UrlTest, RedactUrlHidesPasswordsInText) {
@@ -163,6 +222,60 @@ TEST_F(UrlTest, RedactUrlHidesPasswordsInText) {
               "no password in mysql://app@db/x or at me@example.com");
     EXPECT_EQ(redact_url("mysql://db:3306/x"), "mysql://db:3306/x");
     EXPECT_EQ(redact_url(""), "");
+}
+
+TEST_F(UrlTest, RedactUrlHidesPasswordsOfUrlsWithoutScheme) {
+    EXPECT_EQ(redact_url("malformed URL 'u:secret@host:3306/db': expected mysql://..."),
+              "malformed URL 'u:***@host:3306/db': expected mysql://...");
+    EXPECT_EQ(redact_url("u:secret@host"), "u:***@host");
+    EXPECT_EQ(redact_url(":secret@host"), ":***@host");
+    EXPECT_EQ(redact_url("--mysql=u:p@ss@host/db"), "--mysql=u:***@host/db");
+    EXPECT_EQ(redact_url("source.mysql=u:secret@h/db: bad"), "source.mysql=u:***@h/db: bad");
+    EXPECT_EQ(redact_url("line one\nu:secret@host"), "line one\nu:***@host");
+    // Text that only looks a little like credentials stays as it is.
+    EXPECT_EQ(redact_url("rowpump: error: at 12:30 write to me@example.com"),
+              "rowpump: error: at 12:30 write to me@example.com");
+    EXPECT_EQ(redact_url("see mysql://app@db:3306/x"), "see mysql://app@db:3306/x");
+}
+
+TEST_F(UrlTest, PasswordSpansPointAtEachPassword) {
+    const std::string text = "a mysql://u:one@h/x b:two@h 'redis://:three@r/0'";
+    std::vector<std::string> found;
+    for (const auto& [start, length] : password_spans(text)) found.push_back(text.substr(start, length));
+    EXPECT_EQ(found, (std::vector<std::string>{"one", "two", "three"}));
+}
+
+TEST_F(UrlTest, ErrorsOfUrlsWithoutSchemeNeverShowThePassword) {
+    for (const std::string url : {"u:hunter2@host:3306/db", "u:hunter2@host/x://y", ":hunter2@host"}) {
+        try {
+            MySqlOptions::from_url(url);
+            ADD_FAILURE() << "accepted " << url;
+        } catch (const UsageError& error) {
+            EXPECT_NE(std::string(error.what()).find("malformed URL"), std::string::npos) << error.what();
+            EXPECT_EQ(std::string(error.what()).find("hunter2"), std::string::npos) << error.what();
+        }
+    }
+    try {
+        RedisOptions::from_url("u:hunter2@cache:6379/0");
+        ADD_FAILURE() << "accepted a Redis URL without scheme";
+    } catch (const UsageError& error) {
+        EXPECT_EQ(std::string(error.what()).find("hunter2"), std::string::npos) << error.what();
+    }
+}
+
+TEST_F(UrlTest, ErrorsNeverShowPartsOfAPasswordWithUnescapedDelimiters) {
+    // The '/' or '?' ends the authority early, so the rest of the password lands in the port, path or options.
+    for (const std::string url :
+         {"mysql://u:hun/ter2@host/db", "mysql://u:hun?ter2@host/db", "mysql://u:hunter2/x@host/db"}) {
+        try {
+            MySqlOptions::from_url(url);
+            ADD_FAILURE() << "accepted " << url;
+        } catch (const UsageError& error) {
+            const std::string message = error.what();
+            for (const char* piece : {"hun", "ter2"}) EXPECT_EQ(message.find(piece), std::string::npos) << message;
+        }
+    }
+    EXPECT_THROW(RedisOptions::from_url("redis://:hun/ter2@cache/0"), UsageError);
 }
 
 // --- Redis URLs ---------------------------------------------------------------------------------------

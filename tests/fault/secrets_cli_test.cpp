@@ -1,0 +1,371 @@
+// The built CLI and what it shows of secrets and user data: a password given on the command line is
+// masked in /proc/PID/cmdline while rowpump runs, URL errors never echo a password (with or without a
+// scheme, from every entry point), consumer failure lines name a task without its payload, and bad input
+// that used to reach the server (a Redis database out of range, keys of the wrong type, a table name
+// with an emoji, an existing output file) is one clear line with exit 2. Tables rp_test_*, keys rp_test:*.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/redis_fixture.hpp"
+#include "mysql/queue_table.hpp"
+
+extern char** environ;
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string temp_path(const std::string& name) {
+    return ::testing::TempDir() + "rowpump_secrets_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+// The built CLI as a child process with stdout and stderr in files. `env` changes the inherited
+// environment: a value sets the variable, nullopt removes it.
+class Cli {
+public:
+    Cli(const std::vector<std::string>& args, const std::map<std::string, std::optional<std::string>>& env = {}) {
+        static int next = 0;
+        const std::string id = std::to_string(next++);
+        out_path_ = temp_path("out_" + id);
+        err_path_ = temp_path("err_" + id);
+        std::vector<std::string> environment;
+        for (char** entry = environ; *entry; ++entry) {
+            const std::string variable(*entry);
+            if (!env.count(variable.substr(0, variable.find('=')))) environment.push_back(variable);
+        }
+        for (const auto& [name, value] : env)
+            if (value) environment.push_back(name + "=" + *value);
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        std::vector<char*> envp;
+        for (auto& variable : environment) envp.push_back(variable.data());
+        envp.push_back(nullptr);
+
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        const int flags = O_WRONLY | O_CREAT | O_TRUNC;
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), flags, 0600);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), flags, 0600);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH;
+            pid_ = 0;
+        }
+    }
+    ~Cli() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        std::remove(out_path_.c_str());
+        std::remove(err_path_.c_str());
+    }
+    Cli(const Cli&) = delete;
+    Cli& operator=(const Cli&) = delete;
+
+    pid_t pid() const { return pid_; }
+    void signal(int number) const {
+        if (pid_ > 0) ::kill(pid_, number);
+    }
+    // The exit code, -signal when killed by one, or -1000 when it still runs after `limit` (then killed).
+    int wait(std::chrono::seconds limit = 60s) {
+        const auto deadline = Clock::now() + limit;
+        while (pid_ > 0) {
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = 0;
+                code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+                break;
+            }
+            if (Clock::now() > deadline) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, nullptr, 0);
+                pid_ = 0;
+                code_ = -1000;
+                break;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+        return code_;
+    }
+    std::string out() const { return slurp(out_path_); }
+    std::string err() const { return slurp(err_path_); }
+    std::string describe() const {
+        return "exit " + std::to_string(code_) + "\n--- stdout ---\n" + out().substr(0, 2000) + "\n--- stderr ---\n" +
+               err().substr(0, 4000);
+    }
+
+private:
+    pid_t pid_ = 0;
+    int code_ = -1000;
+    std::string out_path_;
+    std::string err_path_;
+};
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = Clock::now() + limit;
+    while (!condition()) {
+        if (Clock::now() > deadline) return false;
+        std::this_thread::sleep_for(20ms);
+    }
+    return true;
+}
+
+// Runs the CLI to its end and checks it failed the way bad input must: exit 2, nothing on stdout, one
+// line on stderr that mentions every one of `needles` and none of `secrets`.
+void expect_refused(const std::vector<std::string>& args, const std::vector<std::string>& needles,
+                    const std::vector<std::string>& secrets = {},
+                    const std::map<std::string, std::optional<std::string>>& env = {}) {
+    Cli cli(args, env);
+    EXPECT_EQ(cli.wait(), 2) << cli.describe();
+    EXPECT_EQ(cli.out(), "") << cli.describe();
+    const auto err = lines(cli.err());
+    ASSERT_EQ(err.size(), 1u) << "one clear line\n" << cli.describe();
+    EXPECT_EQ(err[0].rfind("rowpump: error: ", 0), 0u) << cli.describe();
+    for (const auto& needle : needles)
+        EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention '" << needle << "'\n" << cli.describe();
+    for (const auto& secret : secrets) EXPECT_EQ(cli.err().find(secret), std::string::npos) << cli.describe();
+}
+
+std::string cmdline(pid_t pid) {
+    std::string text = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    for (char& c : text)
+        if (c == '\0') c = ' ';
+    return text;
+}
+
+std::string url_with_password(const MySqlOptions& options, const std::string& password) {
+    return "mysql://" + options.user + ":" + password + "@" + options.host + ":" + std::to_string(options.port) + "/" +
+           options.database;
+}
+
+// ------------------------------------------------------------------------------- a password in argv
+
+class ArgvPasswordTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        ASSERT_FALSE(options().password.empty()) << "the local account has no password: nothing to hide";
+        const std::string ddl = mysql::queue_table_ddl("x");
+        table_ = tables().create("argv_q", ddl.substr(ddl.find(" (")));
+    }
+    std::string table_;
+};
+
+// A consumer of an empty queue waits until it is told to stop: long enough to look at its arguments,
+// both as `--source URL` and as `--source=URL`.
+TEST_F(ArgvPasswordTest, PasswordInTheCommandLineIsMaskedWhileItRuns) {
+    const std::string password = options().password;
+    const std::string url = url_with_password(options(), password);
+    for (const bool joined : {false, true}) {
+        std::vector<std::string> args{"queue", "consume"};
+        if (joined) {
+            args.push_back("--source=" + url);
+        } else {
+            args.push_back("--source");
+            args.push_back(url);
+        }
+        for (const char* arg : {"--queue", "", "--exec", "cat > /dev/null"}) args.push_back(*arg ? arg : table_);
+        Cli consumer(args, {{"ROWPUMP_MYSQL_PASSWORD", std::nullopt}, {"ROWPUMP_MYSQL_PASSWORD_FILE", std::nullopt}});
+        // The consumer logs its start after it has connected, long after the arguments were masked.
+        ASSERT_TRUE(wait_until([&] { return consumer.err().find("consuming queue") != std::string::npos; }, 20s))
+            << consumer.describe();
+        const std::string shown = cmdline(consumer.pid());
+        EXPECT_EQ(shown.find(password), std::string::npos) << shown;
+        EXPECT_NE(shown.find("mysql://" + options().user + ":" + std::string(password.size(), 'x') + "@" +
+                             options().host + ":" + std::to_string(options().port) + "/" + options().database),
+                  std::string::npos)
+            << "the rest of the URL should stay readable: " << shown;
+        EXPECT_NE(shown.find("cat > /dev/null"), std::string::npos) << shown;
+        consumer.signal(SIGTERM);
+        EXPECT_EQ(consumer.wait(), 0) << consumer.describe();
+        EXPECT_NE(consumer.err().find("ROWPUMP_MYSQL_PASSWORD"), std::string::npos)
+            << "the run should recommend the password variables\n"
+            << consumer.describe();
+        EXPECT_EQ(consumer.err().find(password), std::string::npos) << consumer.describe();
+    }
+}
+
+// ------------------------------------------------------------------------- URL errors and passwords
+
+TEST(UrlErrorCliTest, UrlWithoutSchemeNeverEchoesItsPassword) {
+    const std::string secret = "Cli-S3cret-42";
+    const std::string url = "u:" + secret + "@127.0.0.1:3306/db";
+    expect_refused({"read", "--mysql", url, "--table", "t"}, {"malformed URL", "u:***@127.0.0.1:3306/db"}, {secret});
+    expect_refused({"queue", "stats", "--source", url, "--queue", "q"}, {"u:***@127.0.0.1"}, {secret});
+    expect_refused({"queue", "stats", "--source", "redis-" + url, "--queue", "q"}, {"neither"}, {secret});
+
+    const std::string job = temp_path("job.yaml");
+    std::ofstream(job) << "source:\n  mysql: " << url << "\n  table: t\nsink:\n  uri: stdout\n";
+    expect_refused({"run", job}, {job + ":2:", "source.mysql", "malformed URL"}, {secret});
+    expect_refused({"run", job, "--set", "source.mysql=x:" + secret + "@h/db"}, {"malformed URL"}, {secret});
+    std::remove(job.c_str());
+}
+
+// ------------------------------------------------------------------- password files from the shell
+
+class PasswordFileCliTest : public MySqlTest {};
+
+TEST_F(PasswordFileCliTest, FileEndingInCrlfAuthenticates) {
+    const auto table = tables().create("pwfile", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} VALUES (7)");
+    const std::string file = temp_path("password");
+    std::ofstream(file, std::ios::binary) << options().password << "\r\n";
+    Cli read({"read", "--table", table},
+             {{"ROWPUMP_MYSQL_URL", mysql_url_for_command_line()},
+              {"ROWPUMP_MYSQL_PASSWORD", std::nullopt},
+              {"ROWPUMP_MYSQL_PASSWORD_FILE", file}});
+    EXPECT_EQ(read.wait(), 0) << read.describe();
+    EXPECT_EQ(read.out(), "{\"id\":7}\n") << read.describe();
+    std::remove(file.c_str());
+}
+
+TEST_F(PasswordFileCliTest, FileThatIsADirectoryIsRefused) {
+    const std::string directory = ::testing::TempDir();
+    expect_refused({"read", "--table", "t"}, {"ROWPUMP_MYSQL_PASSWORD_FILE", "directory"}, {},
+                   {{"ROWPUMP_MYSQL_URL", mysql_url_for_command_line()},
+                    {"ROWPUMP_MYSQL_PASSWORD", std::nullopt},
+                    {"ROWPUMP_MYSQL_PASSWORD_FILE", directory}});
+}
+
+// ------------------------------------------------------------------------------- tables and files
+
+class BadInputCliTest : public MySqlTest {};
+
+TEST_F(BadInputCliTest, TableNameWithAnEmojiIsNotFound) {
+    expect_refused({"read", "--table", "rp_test_no\xF0\x9F\x98\x80"}, {"not found", "U+FFFF"}, {"collations"});
+    expect_refused({"read", "--table", options().database + ".rp_test_\xF0\x9F\x98\x80"}, {"not found"},
+                   {"collations"});
+    // A queue table is a table too.
+    const std::string queue = "rp_test_q\xF0\x9F\x98\x80";
+    expect_refused({"queue", "stats", "--source", mysql_url_for_command_line(), "--queue", queue},
+                   {"U+FFFF", "--queue"}, {"collations"});
+    const auto table = tables().create("emoji_source", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} VALUES (1)");
+    expect_refused({"backfill", "--table", table, "--sink", mysql_url_for_command_line(), "--queue", queue},
+                   {"U+FFFF"}, {"collations"});
+}
+
+TEST_F(BadInputCliTest, ExistingOutputFileIsRefusedUnlessOverwriteIsGiven) {
+    const auto table = tables().create("overwrite", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} VALUES (1), (2)");
+    const std::string file = temp_path("rows.ndjson");
+    std::ofstream(file) << "precious\n";
+    expect_refused({"backfill", "--table", table, "--sink", "file:" + file}, {file, "--overwrite"});
+    EXPECT_EQ(slurp(file), "precious\n");
+
+    // Ranges may finish in any order: compare the set of lines.
+    const std::multiset<std::string> rows{"{\"id\":1}", "{\"id\":2}"};
+    Cli replace({"backfill", "--table", table, "--sink", "file:" + file, "--overwrite"});
+    EXPECT_EQ(replace.wait(), 0) << replace.describe();
+    const auto replaced = lines(slurp(file));
+    EXPECT_EQ(std::multiset<std::string>(replaced.begin(), replaced.end()), rows);
+    std::remove(file.c_str());
+
+    Cli fresh({"backfill", "--table", table, "--sink", "file:" + file});
+    EXPECT_EQ(fresh.wait(), 0) << "a file that is not there yet needs no --overwrite\n" << fresh.describe();
+    const auto written = lines(slurp(file));
+    EXPECT_EQ(std::multiset<std::string>(written.begin(), written.end()), rows);
+    std::remove(file.c_str());
+}
+
+// -------------------------------------------------------------------------------------------- Redis
+
+class RedisBadInputCliTest : public RedisTest {};
+
+TEST_F(RedisBadInputCliTest, DatabaseOutOfRangeIsOneLine) {
+    const RedisOptions options = RedisOptions::from_url(url());
+    const std::string url_99 = "redis://" + options.host + ":" + std::to_string(options.port) + "/99";
+    expect_refused({"queue", "stats", "--source", url_99, "--queue", queue()}, {"no database 99", "0-15"}, {"ERR"});
+}
+
+// The range comes from the server; a server that refuses CONFIG still gets a plain sentence.
+TEST(RedisDatabaseRangeCliTest, RangeIsTheServersOwnOrSaidInPlainWords) {
+    {
+        PrivateRedisServer four_databases({"--databases", "4"});
+        const std::string url = "redis://127.0.0.1:" + std::to_string(four_databases.port()) + "/4";
+        expect_refused({"queue", "stats", "--source", url, "--queue", "rp_test:range"}, {"no database 4", "0-3"},
+                       {"ERR"});
+    }
+    {
+        PrivateRedisServer no_config({"--user", "default", "on", "nopass", "~*", "&*", "+@all", "-config"});
+        const std::string url = "redis://127.0.0.1:" + std::to_string(no_config.port()) + "/40";
+        expect_refused({"queue", "stats", "--source", url, "--queue", "rp_test:range"},
+                       {"no database 40", "out of range"}, {"ERR", "NOPERM"});
+    }
+}
+
+TEST_F(RedisBadInputCliTest, KeysOfTheWrongTypeAreOneLineForStatsAndConsume) {
+    redis().command({"SET", queue(), "not a list"});
+    expect_refused({"queue", "stats", "--source", url(), "--queue", queue()},
+                   {"key " + queue() + " is a string, expected a list"}, {"WRONGTYPE"});
+    expect_refused({"queue", "consume", "--source", url(), "--queue", queue(), "--exec", "true", "--until-empty"},
+                   {"key " + queue() + " is a string, expected a list"}, {"WRONGTYPE"});
+    redis().command({"DEL", queue()});
+    redis().command({"RPUSH", queue() + ":delayed", "x"});
+    expect_refused({"queue", "stats", "--source", url(), "--queue", queue()},
+                   {"key " + queue() + ":delayed is a list, expected a sorted set (zset)"}, {"WRONGTYPE"});
+}
+
+// A task whose command fails is named by a fingerprint and its size; its payload shows only with -v.
+TEST_F(RedisBadInputCliTest, FailureLinesOfAConsumerShowNoPayloadUnlessVerbose) {
+    const std::string payload = "{\"card\":\"rp-private-4111-1111\"}";
+    for (const bool verbose : {false, true}) {
+        redis().command({"RPUSH", queue(), payload});
+        std::vector<std::string> args{"queue", "consume", "--source", url(), "--queue", queue(),
+                                      "--exec", "cat > /dev/null; exit 3", "--max-attempts", "1", "--until-empty"};
+        if (verbose) args.insert(args.begin(), "-v");
+        Cli consumer(args);
+        EXPECT_EQ(consumer.wait(), 0) << consumer.describe();
+        const std::string err = consumer.err();
+        EXPECT_NE(err.find("(" + std::to_string(payload.size()) + " bytes) failed"), std::string::npos)
+            << consumer.describe();
+        EXPECT_NE(err.find("now dead"), std::string::npos) << consumer.describe();
+        if (verbose) EXPECT_NE(err.find(payload), std::string::npos) << "-v shows the payload\n" << consumer.describe();
+        else EXPECT_EQ(err.find("rp-private"), std::string::npos) << consumer.describe();
+        redis().command({"DEL", queue() + ":dead"});
+    }
+}
+
+}  // namespace
+}  // namespace rowpump::test
