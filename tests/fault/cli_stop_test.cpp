@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "fault/cli_process.hpp"
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 

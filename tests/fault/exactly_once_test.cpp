@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "fault/cli_process.hpp"
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"

@@ -1,15 +1,18 @@
 // A MySQL server that stops answering mid-run (frozen, not down: SIGSTOP, a hung host, a half-open TCP
 // connection) must end the run with one clear line within about the read timeout plus the retry budget.
 // It used to wait forever: the read timeout was 0. The server is frozen through a relay (freezing_proxy.hpp)
-// so that the MariaDB other tests share keeps running.
+// so that the MariaDB other tests share keeps running. The timeouts are flags whose --help states their
+// defaults, and a server that cannot be reached at the start is said at once, with exit 2.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <string>
 
 #include "fault/freezing_proxy.hpp"
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 #include "rowpump/error.hpp"
@@ -72,6 +75,26 @@ TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeout
     // 6 s for the page read, then 3 s of reconnects that each wait up to 2 s.
     EXPECT_LT(seconds, 30.0) << "took far longer than the timeouts allow";
     EXPECT_GT(seconds, 5.0) << "gave up before the page's read timeout";
+}
+
+TEST(ServerTimeoutFlags, HelpStatesEachDefault) {
+    const CliRun run = run_rowpump({"backfill", "--help"});
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+    for (const char* expected : {"--read-timeout", "--write-timeout", "--page-timeout", "--retry-budget",
+                                 "(default 30", "(default 60"})
+        EXPECT_NE(run.out.find(expected), std::string::npos) << expected << "\n" << run.describe();
+}
+
+TEST_F(FrozenServerTest, ARedisThatCannotBeReachedAtTheStartIsOneLineAtOnce) {
+    const auto table = tables().create("unreachable_sink", "(id BIGINT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq FROM seq_1_to_10");
+    const auto started = Clock::now();
+    const CliRun run = run_rowpump({"backfill", "--mysql", mysql_url_for_command_line(), "--table", table,
+                                    "--sink", "redis://127.0.0.1:1/0", "--queue", "rp_test:unreachable"});
+    EXPECT_LT(Clock::now() - started, 10s) << "the retry budget was waited out before the cause was said";
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    EXPECT_NE(run.err.find("cannot connect to Redis at redis://127.0.0.1:1/0"), std::string::npos) << run.describe();
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line\n" << run.describe();
 }
 
 }  // namespace

@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "fault/cli_process.hpp"
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
@@ -58,6 +58,7 @@ struct StoredJob {
     std::size_t ranges = 0;
     std::size_t ranges_done = 0;
     std::uint64_t rows_written = 0;
+    std::size_t leased = 0;  // pending ranges that an owner holds right now
 };
 
 // Three processes, one worker each, 12 ranges; each process is capped so that together they need
@@ -143,9 +144,10 @@ protected:
             job.exists = true;
             job.ranges = std::stoul(ranges.text);
             for (std::size_t i = 0; i < job.ranges; ++i) {
-                const auto fields = redis_->command(
-                    {"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i), "status", "rows_written"});
+                const auto fields = redis_->command({"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i),
+                                                     "status", "rows_written", "owner"});
                 if (fields.elements.at(0).text == "done") ++job.ranges_done;
+                if (fields.elements.at(0).text == "pending" && fields.elements.at(2).text != "0") ++job.leased;
                 if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
             }
             return job;
@@ -155,23 +157,32 @@ protected:
         job.exists = true;
         const auto totals = tables().rows(
             "SELECT CAST(COUNT(*) AS CHAR), CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), "
-            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
+            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR), "
+            "CAST(COALESCE(SUM(status = 'pending' AND owner <> 0), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
             {job_id_});
         job.ranges = std::stoul(*totals.at(0).at(0));
         job.ranges_done = std::stoul(*totals.at(0).at(1));
         job.rows_written = std::stoull(*totals.at(0).at(2));
+        job.leased = std::stoul(*totals.at(0).at(3));
         return job;
     }
 
-    // Waits until the job has written at least `rows` rows while all `processes` still run.
+    // Waits until the job has written at least `rows` rows and every process (one worker each) holds a
+    // range at once, while all `processes` still run: the process a test then kills or stops has a range
+    // to lose. On a loaded machine one process once leased nothing before the others had written enough,
+    // and its kill proved nothing.
     void wait_for_progress(Processes& processes, std::uint64_t rows) {
         const auto deadline = Clock::now() + 30s;
-        while (stored_job().rows_written < rows && Clock::now() < deadline) {
+        const auto ready = [&] {
+            const auto job = stored_job();
+            return job.rows_written >= rows && job.leased >= processes.size();
+        };
+        while (!ready() && Clock::now() < deadline) {
             for (auto& process : processes)
                 ASSERT_FALSE(process->poll()) << "a process ended early\n" << describe_all(processes);
             std::this_thread::sleep_for(20ms);
         }
-        ASSERT_GE(stored_job().rows_written, rows) << "no progress within 30 s\n" << describe_all(processes);
+        ASSERT_TRUE(ready()) << "no progress, or not every process held a range, within 30 s\n" << describe_all(processes);
     }
 
     // Every process in [first, end) exits 0 within `timeout`; on failure, says what holds the job up.

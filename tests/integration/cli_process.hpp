@@ -1,20 +1,123 @@
 #pragma once
-// Running the built CLI (ROWPUMP_CLI_PATH) to the end from a test: its exit code, stdout and stderr.
+// The built rowpump CLI (ROWPUMP_CLI_PATH) as a child process: CliProcess for tests that signal, stop or
+// kill it mid-run, run_rowpump() for those that run it to the end. Its stdout and stderr go to temp files
+// that the test reads back.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
 
 namespace rowpump::test {
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+inline std::string temp_file(const char* name) {
+    std::string path = ::testing::TempDir() + "rowpump_cli_" + name + "_XXXXXX";
+    const int fd = ::mkstemp(path.data());
+    if (fd >= 0) ::close(fd);
+    return path;
+}
+
+inline std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+// The built CLI as a child process, stdout and stderr in temp files. The destructor SIGKILLs and reaps
+// a child that still runs (a stopped one too), so a failed assertion never leaves a process behind.
+class CliProcess {
+public:
+    explicit CliProcess(const std::vector<std::string>& args)
+        : out_path_(temp_file("out")), err_path_(temp_file("err")) {
+        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
+        argv_text.insert(argv_text.end(), args.begin(), args.end());
+        for (const auto& arg : argv_text) command_ += (command_.empty() ? "" : " ") + arg;
+        std::vector<char*> argv;
+        for (auto& arg : argv_text) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) {
+            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
+            pid_ = 0;
+            status_ = -1;
+        }
+    }
+    ~CliProcess() {
+        kill();
+        std::remove(out_path_.c_str());
+        std::remove(err_path_.c_str());
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
+    // How it ended (its exit code, or minus the signal that ended it), or nullopt while it runs.
+    std::optional<int> poll() {
+        if (status_ || pid_ <= 0) return status_;
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_)
+            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return status_;
+    }
+    std::optional<int> wait_for(std::chrono::steady_clock::duration timeout) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!poll() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return poll();
+    }
+    void signal(int number) {
+        if (!poll()) ::kill(pid_, number);
+    }
+    // SIGKILL (a stopped child too) and reap. Returns how it ended.
+    int kill() {
+        if (poll()) return *status_;
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return *status_;
+    }
+
+    std::string out() const { return slurp(out_path_); }
+    std::string err() const { return slurp(err_path_); }
+    std::string describe() const {
+        return "$ " + command_ + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
+               "\n--- stdout ---\n" + slurp(out_path_).substr(0, 2000) + "\n--- stderr ---\n" +
+               err().substr(0, 4000);
+    }
+
+private:
+    std::string out_path_;
+    std::string err_path_;
+    std::string command_;
+    pid_t pid_ = 0;
+    std::optional<int> status_;
+};
 
 struct CliRun {
     int exit_code = -1;  // -signal when killed by one
@@ -27,47 +130,14 @@ struct CliRun {
     }
 };
 
-inline std::string read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // Runs `rowpump args...` with stdin from /dev/null and the test's environment, and waits for it.
 inline CliRun run_rowpump(const std::vector<std::string>& args) {
-    static int next = 0;
-    const std::string base =
-        ::testing::TempDir() + "rowpump_cli_" + std::to_string(::getpid()) + "_" + std::to_string(next++);
-    const std::string out_path = base + ".out";
-    const std::string err_path = base + ".err";
-    std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& arg : argv_text) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-
+    CliProcess process(args);
     CliRun run;
-    if (spawned != 0) {
-        ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
-        return run;
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-    run.out = read_whole_file(out_path);
-    run.err = read_whole_file(err_path);
-    std::remove(out_path.c_str());
-    std::remove(err_path.c_str());
+    while (!process.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    run.exit_code = *process.poll();
+    run.out = process.out();
+    run.err = process.err();
     return run;
 }
 
