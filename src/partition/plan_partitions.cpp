@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <chrono>
+
 #include "mysql/connection.hpp"
 #include "partition/key_index.hpp"
 #include "partition/planners.hpp"
@@ -20,11 +23,20 @@ std::string to_string(PartitionStrategy strategy) {
     return "?";
 }
 
+namespace {
+constexpr std::chrono::seconds planning_read_timeout{600};
+}  // namespace
+
 PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, std::size_t count,
                               PartitionStrategy strategy) {
     // Checked before connecting: a usage error should not wait for a server.
     if (count == 0) throw UsageError("the number of partitions must be at least 1");
-    mysql::Connection connection(mysql);
+    // The balanced planner's exact count and boundary walk take longer as the table grows: a statement
+    // that legitimately runs past the socket's read timeout would be mistaken for a frozen server.
+    MySqlOptions planning = mysql;
+    if (planning.read_timeout.count() > 0)
+        planning.read_timeout = std::max(planning.read_timeout, planning_read_timeout);
+    mysql::Connection connection(planning);
     KeyIndex index(connection, plan);
     return strategy == PartitionStrategy::minmax ? plan_minmax(index, plan, count) : plan_balanced(index, plan, count);
 }
