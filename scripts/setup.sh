@@ -10,7 +10,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config g++
-  libmysqlcppconn-dev libtbb-dev libcli11-dev libyaml-cpp-dev libhiredis-dev
+  libmysqlcppconn-dev libmariadb-dev libtbb-dev libcli11-dev libyaml-cpp-dev libhiredis-dev
   libgtest-dev libgmock-dev libbenchmark-dev rapidjson-dev libspdlog-dev libfmt-dev
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps

@@ -4,7 +4,10 @@
 // that starts at the first failure. The worst-case wait is therefore the budget itself, however the
 // retries nest: a reconnect inside a retried statement spends the same budget instead of its own.
 #include <chrono>
+#include <optional>
 #include <string>
+
+#include "rowpump/error.hpp"
 
 namespace rowpump {
 
@@ -30,5 +33,22 @@ private:
     std::chrono::milliseconds budget_;
     std::chrono::steady_clock::time_point deadline_;
 };
+
+// Calls `action` until it succeeds or fails with an error that is not transient. After each transient
+// failure, `recover(error, attempt, deadline)` waits and repairs what it must (a reconnect); it throws the
+// final error once the deadline, which starts at the first failure, is spent. `action` must be safe to repeat.
+template <class Action, class Recover>
+auto retry_transient(std::chrono::milliseconds budget, Action&& action, Recover&& recover) -> decltype(action()) {
+    std::optional<RetryDeadline> deadline;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            return action();
+        } catch (const Error& error) {
+            if (!error.is_transient()) throw;
+            if (!deadline) deadline.emplace(budget);
+            recover(error, attempt, *deadline);
+        }
+    }
+}
 
 }  // namespace rowpump

@@ -56,7 +56,12 @@ void throw_db_error(const std::exception& driver_error, const std::string& sql, 
     const auto* error = dynamic_cast<const sql::SQLException*>(&driver_error);
     const int code = error ? error->getErrorCode() : 0;
     const std::string state = error ? error->getSQLState() : std::string("HY000");
-    std::string message = redact_url(driver_error.what());
+    throw_server_error(code, state, driver_error.what(), sql, options);
+}
+
+void throw_server_error(int code, const std::string& state, const std::string& what, const std::string& sql,
+                        const MySqlOptions& options) {
+    std::string message = redact_url(what);
     if (code == 1045 || code == 1044 || code == 1049 || code == 1698)
         throw AccessDenied("MySQL refused " + options.redacted() + ": " + message +
                                " (check the user, password and database in the URL)",
@@ -68,6 +73,14 @@ void throw_db_error(const std::exception& driver_error, const std::string& sql, 
     if (is_connection_loss(code))
         throw ConnectionLost("MySQL connection to " + options.redacted() + " lost: " + message, code, state, sql);
     throw DbError("MySQL error " + std::to_string(code) + " (" + state + "): " + message, code, state, sql);
+}
+
+void throw_connect_error(int code, const std::string& state, const std::string& what, const MySqlOptions& options) {
+    if (is_connection_loss(code))
+        throw ConnectionLost("cannot connect to MySQL at " + options.redacted() + ": " + redact_url(what) +
+                                 " (is the server running? check host and port)",
+                             code, state, "");
+    throw_server_error(code, state, what, "", options);
 }
 
 Connection::Connection(MySqlOptions options) : options_(std::move(options)) { open(); }
@@ -96,11 +109,7 @@ void Connection::open() {
     try {
         connection_.reset(driver().connect(map));
     } catch (const sql::SQLException& error) {
-        if (is_connection_loss(error.getErrorCode()))
-            throw ConnectionLost("cannot connect to MySQL at " + options_.redacted() + ": " + error.what() +
-                                     " (is the server running? check host and port)",
-                                 error.getErrorCode(), error.getSQLState(), "");
-        throw_db_error(error, "", options_);
+        throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
     }
     apply_session_settings();
 }
@@ -119,20 +128,24 @@ void Connection::apply_session_settings() {
 
 void Connection::reconnect() { open(); }
 
+void wait_before_retry(const Error& error, const std::string& reason, int attempt, const RetryDeadline& deadline) {
+    if (deadline.spent()) {
+        const auto* db_error = dynamic_cast<const DbError*>(&error);
+        throw DbError(reason + "; gave up after retrying for " + describe_duration(deadline.budget()) +
+                          " (--retry-budget)",
+                      db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
+                      db_error ? db_error->query() : "");
+    }
+    const auto wait = deadline.next_wait(attempt);
+    log().warn("{}; retrying in {} ms", reason, wait.count());
+    std::this_thread::sleep_for(wait);
+}
+
 void Connection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
     std::string reason = error.what();
     bool session_gone = dynamic_cast<const ConnectionLost*>(&error) != nullptr;
     for (;; ++attempt) {
-        if (deadline.spent()) {
-            const auto* db_error = dynamic_cast<const DbError*>(&error);
-            throw DbError(reason + "; gave up after retrying for " + describe_duration(deadline.budget()) +
-                              " (--retry-budget)",
-                          db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
-                          db_error ? db_error->query() : "");
-        }
-        const auto wait = deadline.next_wait(attempt);
-        log().warn("{}; retrying in {} ms", reason, wait.count());
-        std::this_thread::sleep_for(wait);
+        wait_before_retry(error, reason, attempt, deadline);
         if (!session_gone && connection_ && alive()) return;
         try {
             open();

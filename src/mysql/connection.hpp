@@ -7,7 +7,6 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,16 +53,10 @@ public:
     // must be safe to repeat.
     template <class Action>
     auto retrying(Action&& action) -> decltype(action()) {
-        std::optional<RetryDeadline> deadline;  // starts at the first failure
-        for (int attempt = 1;; ++attempt) {
-            try {
-                return action();
-            } catch (const Error& error) {
-                if (!error.is_transient()) throw;
-                if (!deadline) deadline.emplace(options_.retry_budget);
-                recover_from(error, attempt, *deadline);
-            }
-        }
+        return retry_transient(options_.retry_budget, std::forward<Action>(action),
+                               [this](const Error& error, int attempt, const RetryDeadline& deadline) {
+                                   recover_from(error, attempt, deadline);
+                               });
     }
 
     const MySqlOptions& options() const { return options_; }
@@ -83,6 +76,16 @@ private:
 // Converts a driver exception into the rowpump error it means. `sql` is the statement that failed.
 [[noreturn]] void throw_db_error(const std::exception& driver_error, const std::string& sql,
                                  const MySqlOptions& options);
+// The same from an error code, SQLSTATE and text, whichever driver reported them (one error table).
+[[noreturn]] void throw_server_error(int code, const std::string& state, const std::string& what,
+                                     const std::string& sql, const MySqlOptions& options);
+// A connection that could not be opened: a server that cannot be reached says so, with the cause.
+[[noreturn]] void throw_connect_error(int code, const std::string& state, const std::string& what,
+                                      const MySqlOptions& options);
+
+// Before retry `attempt` + 1 after `error` (`reason` is what to log: the latest failure): throws the final
+// error, saying how long it was retried, once `deadline` is spent; otherwise logs and waits its backoff.
+void wait_before_retry(const Error& error, const std::string& reason, int attempt, const RetryDeadline& deadline);
 
 // Quotes an identifier with backticks, doubling any backtick inside it.
 std::string quote_identifier(const std::string& name);

@@ -1,9 +1,8 @@
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 
 #include "log.hpp"
-#include "mysql/connection.hpp"
+#include "mysql/stream_connection.hpp"
 #include "paging/page_sql.hpp"
 #include "paging/page_size.hpp"
 #include "rowpump/error.hpp"
@@ -24,7 +23,7 @@ MySqlOptions with_page_timeout(MySqlOptions options, const ReadSpec& spec) {
 
 struct PageReader::Impl {
     std::shared_ptr<const ReadPlan> plan;
-    mysql::Connection connection;
+    mysql::StreamConnection connection;
     PageSql sql;
     KeyRange range;
     std::optional<KeyValue> position;        // last key delivered by the main pass
@@ -77,40 +76,21 @@ struct PageReader::Impl {
         return sql.keyset(pass, bounds(), limit);
     }
 
-    KeyValue key_of_row(sql::ResultSet& result, const std::vector<std::size_t>& positions,
-                        const std::vector<Column>& columns) {
-        KeyValue key;
-        for (std::size_t i = 0; i < positions.size(); ++i)
-            key.push_back(key_part_from_text(columns[i], result.getString(static_cast<std::uint32_t>(positions[i] + 1)).asStdString()));
-        return key;
-    }
-
     Page fetch_rows(const SqlFragment& query) {
-        const auto& columns = sql.select_columns();
-        const auto width = columns.size();
+        const std::size_t width = sql.select_columns().size();
         return connection.retrying([&] {
             Page page(width);
             // Sized like the previous page: one allocation instead of a series of regrowths.
             page.reserve(last_page_bytes, last_page_cells);
-            auto result = connection.query(query.sql, query.params);
-            char digits[24];
-            while (result->next()) {
-                for (std::uint32_t column = 1; column <= width; ++column) {
-                    const Column& described = columns[column - 1];
-                    if (described.nullable && result->isNull(column)) {
-                        page.append_null();
-                    } else if (described.kind == ColumnKind::signed_integer) {
-                        // Integers as integers: the driver's getString formats them with snprintf.
-                        auto end = std::to_chars(digits, digits + sizeof digits, result->getInt64(column)).ptr;
-                        page.append(std::string_view(digits, static_cast<std::size_t>(end - digits)));
-                    } else if (described.kind == ColumnKind::unsigned_integer) {
-                        auto end = std::to_chars(digits, digits + sizeof digits, result->getUInt64(column)).ptr;
-                        page.append(std::string_view(digits, static_cast<std::size_t>(end - digits)));
-                    } else {
-                        page.append(result->getString(column).asStdString());
-                    }
+            connection.for_each_row(query.sql, query.params, [&](const mysql::RowCells& row) {
+                if (row.size() != width)
+                    throw Error("bug: a page query returned " + std::to_string(row.size()) + " columns for " +
+                                std::to_string(width));
+                for (std::size_t column = 0; column < width; ++column) {
+                    if (row.is_null(column)) page.append_null();
+                    else page.append(row[column]);
                 }
-            }
+            });
             if (!page.empty()) page.set_last_key(last_key_of(page));
             last_page_bytes = page.byte_size();
             last_page_cells = page.row_count() * width;
@@ -134,10 +114,14 @@ struct PageReader::Impl {
         const auto& key_columns = sql.key_columns(pass);
         connection.retrying([&] {
             keys.clear();
-            auto result = connection.query(keys_query.sql, keys_query.params);
-            std::vector<std::size_t> positions(key_columns.size());
-            for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
-            while (result->next()) keys.push_back(key_of_row(*result, positions, key_columns));
+            connection.for_each_row(keys_query.sql, keys_query.params, [&](const mysql::RowCells& row) {
+                KeyValue key;
+                for (std::size_t i = 0; i < key_columns.size(); ++i) {
+                    if (row.is_null(i)) throw Error("bug: a NULL in the paging key of phase 1");
+                    key.push_back(key_part_from_text(key_columns[i], row[i]));
+                }
+                keys.push_back(std::move(key));
+            });
         });
         keys_found = keys.size();
         if (keys.empty()) return Page(sql.select_columns().size());

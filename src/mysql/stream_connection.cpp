@@ -1,0 +1,128 @@
+#include "mysql/stream_connection.hpp"
+
+#include <mysql.h>
+
+#include <mutex>
+
+#include "log.hpp"
+#include "mysql/inline_params.hpp"
+
+namespace rowpump::mysql {
+
+namespace {
+
+constexpr unsigned unknown_system_variable = 1193;
+
+struct ResultFree {
+    void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
+};
+
+}  // namespace
+
+struct StreamConnection::Session {
+    MYSQL* handle = nullptr;
+    explicit Session(MYSQL* opened) : handle(opened) {}
+    ~Session() { mysql_close(handle); }
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+};
+
+StreamConnection::StreamConnection(MySqlOptions options) : options_(std::move(options)) { open(); }
+StreamConnection::~StreamConnection() = default;
+StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
+StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
+
+void StreamConnection::open() {
+    session_.reset();
+    // The first call initialises the client library, which is not thread-safe.
+    static std::once_flag library;
+    std::call_once(library, [] { mysql_library_init(0, nullptr, nullptr); });
+    MYSQL* handle = mysql_init(nullptr);
+    if (handle == nullptr) throw std::bad_alloc();
+    auto session = std::make_unique<Session>(handle);
+    const unsigned connect_timeout = static_cast<unsigned>(options_.connect_timeout.count());
+    const unsigned read_timeout = static_cast<unsigned>(options_.read_timeout.count());
+    const unsigned write_timeout = static_cast<unsigned>(options_.write_timeout.count());
+    mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
+    if (read_timeout > 0) mysql_options(handle, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
+    if (write_timeout > 0) mysql_options(handle, MYSQL_OPT_WRITE_TIMEOUT, &write_timeout);
+    mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    // A silent reconnect would lose the session's settings; retrying() opens a new session itself.
+    const my_bool no_reconnect = 0;
+    mysql_options(handle, MYSQL_OPT_RECONNECT, &no_reconnect);
+    // "localhost" without a socket still means TCP here, as it does for Connector/C++'s tcp:// URLs.
+    const unsigned protocol = options_.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
+    mysql_options(handle, MYSQL_OPT_PROTOCOL, &protocol);
+    if (!mysql_real_connect(handle, options_.socket.empty() ? options_.host.c_str() : "localhost",
+                            options_.user.c_str(), options_.password.c_str(),
+                            options_.database.empty() ? nullptr : options_.database.c_str(), options_.port,
+                            options_.socket.empty() ? nullptr : options_.socket.c_str(), 0))
+        throw_connect_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle),
+                            options_);
+    session_ = std::move(session);
+    if (options_.statement_timeout.count() > 0) {
+        const std::string seconds = std::to_string(options_.statement_timeout.count());
+        try {
+            run("SET SESSION max_statement_time = " + seconds);  // MariaDB
+        } catch (const DbError& error) {
+            if (error.code() != static_cast<int>(unknown_system_variable)) throw;
+            run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
+        }
+    }
+}
+
+void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+    std::string reason = error.what();
+    for (;; ++attempt) {
+        wait_before_retry(error, reason, attempt, deadline);
+        try {
+            open();
+            return;
+        } catch (const Error& reconnect_error) {
+            if (!reconnect_error.is_transient()) throw;
+            reason = reconnect_error.what();
+        }
+    }
+}
+
+void StreamConnection::run(const std::string& sql) {
+    if (!session_) open();
+    MYSQL* handle = session_->handle;
+    if (mysql_real_query(handle, sql.data(), sql.size()) != 0)
+        throw_server_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle), sql,
+                           options_);
+}
+
+void StreamConnection::for_each_row(const std::string& sql, const std::vector<Param>& params,
+                                    const std::function<void(const RowCells&)>& on_row) {
+    if (!session_) open();
+    MYSQL* handle = session_->handle;
+    std::string escaped;
+    const std::string text = inline_params(sql, params, [&](std::string_view value) {
+        escaped.resize(value.size() * 2 + 1);
+        const auto length = mysql_real_escape_string(handle, escaped.data(), value.data(),
+                                                     static_cast<unsigned long>(value.size()));
+        return "'" + escaped.substr(0, length) + "'";
+    });
+    run(text);
+    std::unique_ptr<MYSQL_RES, ResultFree> result(mysql_use_result(handle));
+    const auto fail = [&] {
+        const int code = static_cast<int>(mysql_errno(handle));
+        const std::string state = mysql_sqlstate(handle);
+        const std::string message = mysql_error(handle);
+        result.reset();    // before the session it reads from
+        session_.reset();  // a stream cut off midway leaves the session unusable
+        throw_server_error(code, state, message, sql, options_);
+    };
+    if (!result) {
+        if (mysql_errno(handle) != 0) fail();
+        return;  // not a SELECT
+    }
+    const std::size_t width = mysql_num_fields(result.get());
+    while (MYSQL_ROW row = mysql_fetch_row(result.get())) {
+        on_row(RowCells(row, mysql_fetch_lengths(result.get()), width));
+    }
+    if (mysql_errno(handle) != 0) fail();
+}
+
+}  // namespace rowpump::mysql

@@ -1,0 +1,71 @@
+#pragma once
+// The streaming read path, on MariaDB Connector/C (the C library Connector/C++ itself runs on): a SELECT
+// goes through the text protocol, unbuffered, and each row's cells reach the caller as pointers into the
+// driver's row buffer. Connector/C++ copied every value into a std::string first and buffered the whole
+// result. The driver stays in stream_connection.cpp: callers see only rowpump's own types.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "retry.hpp"
+#include "rowpump/options.hpp"
+
+namespace rowpump::mysql {
+
+// One row as the server sent it: cell i is nullopt-like (data == nullptr) for NULL. Valid only during the
+// callback that receives it.
+class RowCells {
+public:
+    RowCells(const char* const* data, const unsigned long* lengths, std::size_t count)
+        : data_(data), lengths_(lengths), count_(count) {}
+    std::size_t size() const { return count_; }
+    bool is_null(std::size_t i) const { return data_[i] == nullptr; }
+    std::string_view operator[](std::size_t i) const { return {data_[i], lengths_[i]}; }
+
+private:
+    const char* const* data_;
+    const unsigned long* lengths_;
+    std::size_t count_;
+};
+
+class StreamConnection {
+public:
+    // Connects at once, with the options' timeouts and statement limit; throws like Connection.
+    explicit StreamConnection(MySqlOptions options);
+    ~StreamConnection();
+    StreamConnection(StreamConnection&&) noexcept;
+    StreamConnection& operator=(StreamConnection&&) noexcept;
+
+    // Runs `sql` with its `?` placeholders replaced by `params` as escaped literals (inline_params.hpp) and
+    // calls `on_row` for each row as it arrives. A failure part-way throws; the rows already handed over
+    // are the caller's to discard.
+    void for_each_row(const std::string& sql, const std::vector<Param>& params,
+                      const std::function<void(const RowCells&)>& on_row);
+
+    // As Connection::retrying: transient failures are retried within options().retry_budget, on a new
+    // session each time (a stream cut off midway leaves its session unusable).
+    template <class Action>
+    auto retrying(Action&& action) -> decltype(action()) {
+        return retry_transient(options_.retry_budget, std::forward<Action>(action),
+                               [this](const Error& error, int attempt, const RetryDeadline& deadline) {
+                                   recover_from(error, attempt, deadline);
+                               });
+    }
+
+    const MySqlOptions& options() const { return options_; }
+
+private:
+    struct Session;
+    void open();
+    void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
+    void run(const std::string& sql);
+
+    MySqlOptions options_;
+    std::unique_ptr<Session> session_;
+};
+
+}  // namespace rowpump::mysql
