@@ -32,7 +32,8 @@ fi
 queue="rowpump:quickstart:orders"
 redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" >/dev/null
 started_ns="$(date +%s%N)"
-build/rowpump backfill --mysql "$ROWPUMP_MYSQL_URL" --table sample_orders --partitions 4 --workers 2 \
+# The MySQL URL, with its password, comes from $ROWPUMP_MYSQL_URL: never put a password on a command line.
+build/rowpump backfill --table sample_orders --partitions 4 --workers 2 \
   --sink "$ROWPUMP_REDIS_URL" --queue "$queue" --summary-json "$state_dir/quickstart-summary.json"
 finished_ns="$(date +%s%N)"
 # -----------------------------------------------------------------------------------------------
