@@ -28,6 +28,9 @@ void check_spec(const JobSpec& spec) {
     if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
     if (spec.resume && spec.job_id.empty()) throw UsageError("--resume needs the job id of the job to resume");
     if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0) throw UsageError("lease timeout must be positive");
+    if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
+        throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
+                         " is not one: remove --overwrite");
 }
 
 // Runs `work` on W workers of a oneTBB arena; the first failure stops the others at their next page

@@ -309,6 +309,12 @@ TEST_F(BadInputCliTest, ExistingOutputFileIsRefusedUnlessOverwriteIsGiven) {
     std::remove(file.c_str());
 }
 
+TEST_F(BadInputCliTest, OverwriteWithASinkThatIsNotAFileIsRefused) {
+    const auto table = tables().create("overwrite_queue", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} VALUES (1)");
+    expect_refused({"backfill", "--table", table, "--sink", "stdout", "--overwrite"}, {"--overwrite", "stdout"});
+}
+
 // -------------------------------------------------------------------------------------------- Redis
 
 class RedisBadInputCliTest : public RedisTest {};
