@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
-#include "integration/redis_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -22,24 +21,13 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-class CliStopTest : public MySqlTest {
+class CliStopTest : public MySqlRedisTest {
 protected:
     void SetUp() override {
-        MySqlTest::SetUp();
+        MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:cli_stop.") + test->name() + ":" + std::to_string(::getpid());
-        redis_->command({"DEL", queue_});
         table_ = tables().create("cli_stop", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
         tables().execute(table_, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_30000");
-    }
-    void TearDown() override {
-        if (redis_) redis_->command({"DEL", queue_});
-        MySqlTest::TearDown();
     }
 
     std::vector<std::string> backfill(std::vector<std::string> extra) const {
@@ -54,9 +42,6 @@ protected:
         while (queued() < rows && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
     }
 
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
     std::string table_;
 };
 

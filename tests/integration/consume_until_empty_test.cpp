@@ -14,9 +14,8 @@
 #include <vector>
 
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/queue.hpp"
@@ -56,28 +55,16 @@ std::uint64_t field(const rapidjson::Document& stats, const char* name) {
     return found->value.GetUint64();
 }
 
-class ConsumeUntilEmptyTest : public MySqlTest {
+class ConsumeUntilEmptyTest : public MySqlRedisTest {
 protected:
     void SetUp() override {
-        MySqlTest::SetUp();
+        MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:until_empty.") + test->name() + ":" + std::to_string(::getpid());
-        clear_redis();
         outbox_ = fresh_temp_path("until_empty_outbox");
     }
     void TearDown() override {
-        if (redis_) clear_redis();
         std::remove(outbox_.c_str());
-        MySqlTest::TearDown();
-    }
-    void clear_redis() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
+        MySqlRedisTest::TearDown();
     }
 
     std::int64_t unix_ms(std::chrono::system_clock::duration from_now) const {
@@ -86,9 +73,6 @@ protected:
             .count();
     }
 
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
     std::string outbox_;
 };
 

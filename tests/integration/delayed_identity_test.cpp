@@ -16,9 +16,8 @@
 #include <vector>
 
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 #include "redis/delayed_member.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/job.hpp"
@@ -31,34 +30,17 @@ using namespace std::chrono_literals;
 
 constexpr int rows = 2000;
 
-class DelayedIdentityTest : public MySqlTest {
+class DelayedIdentityTest : public MySqlRedisTest {
 protected:
     void SetUp() override {
-        MySqlTest::SetUp();
+        MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:delayed.") + test->name() + ":" + std::to_string(::getpid());
-        job_id_ = std::string("rp_test_delayed_") + test->name() + "_" + std::to_string(::getpid());
-        clear_redis();
         // k repeats: seven distinct payloads over 2000 rows. Every due time is in the past, so a promote
         // moves them all at once.
         table_ = tables().create("delayed_ident", "(id INT PRIMARY KEY, k INT NOT NULL, due DATETIME NOT NULL)");
         tables().execute(table_, "INSERT INTO {t} SELECT seq, seq % 7, TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq "
                                  "SECOND FROM seq_1_to_" + std::to_string(rows));
         expected_ = keys_of("SELECT CAST(k AS CHAR) FROM `" + table_ + "`");
-    }
-    void TearDown() override {
-        if (redis_) clear_redis();
-        MySqlTest::TearDown();
-    }
-    void clear_redis() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
-        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
     }
 
     std::vector<std::string> keys_of(const std::string& sql) {
@@ -92,10 +74,6 @@ protected:
         return RedisQueue(RedisOptions::from_url(redis_url_), queue).promote();
     }
 
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
-    std::string job_id_;
     std::string table_;
     std::vector<std::string> expected_;
 };

@@ -10,9 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 #include "rowpump/job.hpp"
 
 namespace rowpump::test {
@@ -20,33 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class JobSummaryTest : public MySqlTest {
-protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        queue_ = "rp_test:job_summary:" + std::to_string(::getpid());
-        job_id_ = "rp_test_job_summary_" + std::to_string(::getpid());
-        clear();
-    }
-    void TearDown() override {
-        if (redis_) clear();
-        MySqlTest::TearDown();
-    }
-    void clear() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
-    }
-
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
-    std::string job_id_;
-};
+class JobSummaryTest : public MySqlRedisTest {};
 
 TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     const auto table = tables().create("job_summary", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");

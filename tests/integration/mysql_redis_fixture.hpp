@@ -1,0 +1,49 @@
+#pragma once
+// A test with both local servers: MySqlTest's tables, the local Redis, a queue name no other test or process
+// uses (rp_test:<suite>.<test>:<pid>) and a job id of its own. The queue, its sub-keys and the job's Redis
+// state are deleted before and after each test. Fails (never skips) when either server is not set up.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <optional>
+#include <string>
+
+#include "integration/mysql_fixture.hpp"
+#include "integration/redis_fixture.hpp"
+
+namespace rowpump::test {
+
+class MySqlRedisTest : public MySqlTest {
+protected:
+    void SetUp() override {
+        MySqlTest::SetUp();
+        if (HasFatalFailure()) return;
+        const auto url = redis_url_from_env();
+        if (!url) FAIL() << start_redis_hint;
+        redis_url_ = *url;
+        redis_.emplace(RedisOptions::from_url(redis_url_));
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        const std::string name = std::string(test->test_suite_name()) + "." + test->name();
+        queue_ = "rp_test:" + name + ":" + std::to_string(::getpid());
+        job_id_ = "rp_test_" + name + "_" + std::to_string(::getpid());
+        clear_redis();
+    }
+    void TearDown() override {
+        if (redis_) clear_redis();
+        MySqlTest::TearDown();
+    }
+
+    // The queue and its sub-keys (Q:delayed, Q:p:<name>), and the job's state.
+    void clear_redis() {
+        redis_->command({"DEL", queue_});
+        delete_keys(*redis_, queue_ + ":*");
+        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
+    }
+
+    std::string redis_url_;
+    std::optional<redis::Connection> redis_;
+    std::string queue_;
+    std::string job_id_;
+};
+
+}  // namespace rowpump::test
