@@ -231,19 +231,14 @@ private:
     PrivateRedisServer server_;
 };
 
-TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
-    const auto table = numbered_table("bf_redis_restart", 3000);
-    PersistentRedis persistent;
-    PrivateRedisServer& server = persistent.server();
-    JobSpec spec = spec_for(table);
+// A run of `spec` into `server` (2 workers, 2 s at the rate cap), during which the server is SIGKILLed
+// once 800 rows are in the queue and started again a second later. The summary, once the run has ended.
+std::optional<JobSummary> run_across_a_restart(PrivateRedisServer& server, JobSpec spec) {
     spec.sink.uri = server.url();
-    spec.sink.queue = "rp_test:bf_restart:" + std::to_string(::getpid());
     spec.workers = 2;
-    spec.partitions = 2;
-    spec.rate = 1500;  // 2 s
+    spec.rate = 1500;
     spec.sink.retry_seconds = 20;
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
-
     {
         redis::Connection connection(RedisOptions::from_url(server.url()));
         wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 800);
@@ -251,12 +246,26 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
     server.kill();
     std::this_thread::sleep_for(1s);
     server.start();
-    ASSERT_EQ(job.wait_for(40s), std::future_status::ready) << "run_job did not finish after Redis came back";
-    const JobSummary summary = job.get();
+    if (job.wait_for(40s) != std::future_status::ready) {
+        ADD_FAILURE() << "run_job did not finish after Redis came back";
+        job.wait();
+        return std::nullopt;
+    }
+    return job.get();
+}
 
-    redis::Connection connection(RedisOptions::from_url(server.url()));
+TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
+    const auto table = numbered_table("bf_redis_restart", 3000);
+    PersistentRedis persistent;
+    JobSpec spec = spec_for(table);
+    spec.sink.queue = "rp_test:bf_restart:" + std::to_string(::getpid());
+    spec.partitions = 2;
+    const auto summary = run_across_a_restart(persistent.server(), spec);
+    ASSERT_TRUE(summary);
+
+    redis::Connection connection(RedisOptions::from_url(persistent.server().url()));
     const auto keys = payload_keys(list_items(connection, spec.sink.queue), {"id"});
-    EXPECT_EQ(summary.rows_written, 3000u);
+    EXPECT_EQ(summary->rows_written, 3000u);
     EXPECT_EQ(multiset_difference(distinct(keys), all_ids(table)), "") << "rows lost across the Redis restart";
     EXPECT_GT(keys.size(), 0u);
 }
@@ -266,30 +275,17 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
 TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesARestartWithEveryRowOnce) {
     const auto table = numbered_table("bf_job_restart", 3000);
     PersistentRedis persistent;
-    PrivateRedisServer& server = persistent.server();
     JobSpec spec = spec_for(table);
-    spec.sink.uri = server.url();
     spec.sink.queue = "rp_test:bf_job_restart:" + std::to_string(::getpid());
     spec.job_id = "rp_test_job_restart";
-    spec.workers = 2;
     spec.partitions = 3;
-    spec.rate = 1500;  // 2 s
-    spec.sink.retry_seconds = 20;
-    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
-    {
-        redis::Connection connection(RedisOptions::from_url(server.url()));
-        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 800);
-    }
-    server.kill();
-    std::this_thread::sleep_for(1s);
-    server.start();
-    ASSERT_EQ(job.wait_for(40s), std::future_status::ready) << "run_job did not finish after Redis came back";
-    const JobSummary summary = job.get();
+    const auto summary = run_across_a_restart(persistent.server(), spec);
+    ASSERT_TRUE(summary);
 
-    redis::Connection connection(RedisOptions::from_url(server.url()));
+    redis::Connection connection(RedisOptions::from_url(persistent.server().url()));
     const auto keys = payload_keys(list_items(connection, spec.sink.queue), {"id"});
-    EXPECT_FALSE(summary.interrupted);
-    EXPECT_EQ(summary.job_rows_written, 3000u);
+    EXPECT_FALSE(summary->interrupted);
+    EXPECT_EQ(summary->job_rows_written, 3000u);
     EXPECT_EQ(multiset_difference(keys, all_ids(table)), "") << "rows lost or written twice across the restart";
 }
 
