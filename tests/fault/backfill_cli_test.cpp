@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
 
@@ -147,27 +147,12 @@ void expect_bad_input(const CliResult& result, const std::string& needle) {
     EXPECT_TRUE(contains(err[0], needle)) << "the error should mention '" << needle << "'\n" << describe(result);
 }
 
-class BackfillCliTest : public MySqlTest {
+class BackfillCliTest : public MySqlRedisTest {
 protected:
     void SetUp() override {
-        MySqlTest::SetUp();
+        MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:bf_cli.") + test->name() + ":" + std::to_string(::getpid());
-        clear_redis();
         mysql_url_ = mysql_url_for_command_line();
-    }
-    void TearDown() override {
-        if (redis_) clear_redis();
-        MySqlTest::TearDown();
-    }
-    void clear_redis() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
     }
 
     std::string numbered_table(int rows) {
@@ -188,10 +173,7 @@ protected:
         return {"backfill", "--table", table, "--sink", redis_url_, "--queue", queue_};
     }
 
-    std::string redis_url_;
     std::string mysql_url_;
-    std::string queue_;
-    std::optional<redis::Connection> redis_;
 };
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {

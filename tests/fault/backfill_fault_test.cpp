@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
@@ -35,11 +35,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-std::string test_name() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    return std::string(test->test_suite_name()) + "." + test->name();
-}
 
 std::vector<std::string> distinct(std::vector<std::string> values) {
     std::sort(values.begin(), values.end());
@@ -61,29 +56,17 @@ void wait_for_rows(Count&& count, long long at_least = 100) {
     }
 }
 
-class BackfillFaultTest : public MySqlTest {
+class BackfillFaultTest : public MySqlRedisTest {
 protected:
     void SetUp() override {
-        MySqlTest::SetUp();
+        MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        queue_ = "rp_test:bf_fault." + test_name() + ":" + std::to_string(::getpid());
-        clear_redis();
         watcher_.emplace(options());
     }
 
     void TearDown() override {
-        if (redis_) clear_redis();
         watcher_.reset();
-        MySqlTest::TearDown();
-    }
-
-    void clear_redis() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
+        MySqlRedisTest::TearDown();
     }
 
     std::string numbered_table(const std::string& base, int rows) {
@@ -151,9 +134,6 @@ protected:
 
     redis::Connection& redis() { return *redis_; }
 
-    std::string redis_url_;
-    std::string queue_;
-    std::optional<redis::Connection> redis_;
     std::optional<mysql::Connection> watcher_;
 };
 

@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-#include "integration/mysql_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
@@ -36,13 +36,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::size_t matrix_page_size = 97;
-
-std::string test_name() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(test->test_suite_name()) + "." + test->name();
-    std::replace(name.begin(), name.end(), '/', '.');
-    return name;
-}
 
 // The DDL of the queue table after its name, so TestTables creates (and later drops) it.
 std::string queue_table_definition(const std::string& table) {
@@ -293,29 +286,8 @@ INSTANTIATE_TEST_SUITE_P(Keys, BackfillMatrixTest,
 // ------------------------------------------------------------------------------------ routing, stealing, stop
 
 // MariaDB and Redis both; the Redis queue is rp_test:bf.<test>:<pid> and is deleted before and after.
-class BackfillTest : public MySqlTest {
+class BackfillTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
-        queue_ = "rp_test:bf." + test_name() + ":" + std::to_string(::getpid());
-        clear_redis();
-    }
-
-    void TearDown() override {
-        if (redis_) clear_redis();
-        MySqlTest::TearDown();
-    }
-
-    void clear_redis() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
-    }
-
     void expect_high_water_holds(JobSpec spec);
 
     JobSpec redis_spec(const std::string& table) {
@@ -338,9 +310,6 @@ protected:
 
     redis::Connection& redis() { return *redis_; }
 
-    std::string redis_url_;
-    std::string queue_;
-    std::optional<redis::Connection> redis_;
 };
 
 const std::vector<PriorityLevel> three_levels{{"high", 100}, {"mid", 10}, {"low", 0}};
