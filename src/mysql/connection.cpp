@@ -111,18 +111,17 @@ void Connection::open() {
     } catch (const sql::SQLException& error) {
         throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
     }
-    apply_session_settings();
+    apply_session_settings(options_, [this](const std::string& sql) { execute_text(sql); });
 }
 
-// Every session, the first and each one after a reconnect, gets the same settings.
-void Connection::apply_session_settings() {
-    if (options_.statement_timeout.count() <= 0) return;
-    const std::string seconds = std::to_string(options_.statement_timeout.count());
+void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run) {
+    if (options.statement_timeout.count() <= 0) return;
+    const std::string seconds = std::to_string(options.statement_timeout.count());
     try {
-        execute_text("SET SESSION max_statement_time = " + seconds);  // MariaDB
+        run("SET SESSION max_statement_time = " + seconds);  // MariaDB
     } catch (const DbError& error) {
         if (error.code() != unknown_system_variable) throw;
-        execute_text("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
+        run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
     }
 }
 

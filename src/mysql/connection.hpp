@@ -63,7 +63,6 @@ public:
 
 private:
     void open();
-    void apply_session_settings();
     // Waits, then reconnects when the session is gone; throws the final error once `deadline` is spent.
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
     sql::PreparedStatement& prepare(const std::string& sql);
@@ -82,6 +81,10 @@ private:
 // A connection that could not be opened: a server that cannot be reached says so, with the cause.
 [[noreturn]] void throw_connect_error(int code, const std::string& state, const std::string& what,
                                       const MySqlOptions& options);
+
+// Every session of either driver, the first and each one after a reconnect, gets the options' settings
+// (today the statement time limit), each statement sent through `run`.
+void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run);
 
 // Before retry `attempt` + 1 after `error` (`reason` is what to log: the latest failure): throws the final
 // error, saying how long it was retried, once `deadline` is spent; otherwise logs and waits its backoff.

@@ -11,8 +11,6 @@ namespace rowpump::mysql {
 
 namespace {
 
-constexpr unsigned unknown_system_variable = 1193;
-
 struct ResultFree {
     void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
 };
@@ -60,15 +58,7 @@ void StreamConnection::open() {
         throw_connect_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle),
                             options_);
     session_ = std::move(session);
-    if (options_.statement_timeout.count() > 0) {
-        const std::string seconds = std::to_string(options_.statement_timeout.count());
-        try {
-            run("SET SESSION max_statement_time = " + seconds);  // MariaDB
-        } catch (const DbError& error) {
-            if (error.code() != static_cast<int>(unknown_system_variable)) throw;
-            run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
-        }
-    }
+    apply_session_settings(options_, [this](const std::string& sql) { run(sql); });
 }
 
 void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
