@@ -105,10 +105,10 @@ void run_page_sql(benchmark::State& state, const std::string& sql, const std::ve
         const auto started = clock::now();
         auto result = connection.query(sql, params);
         const auto queried = clock::now();
-        while (result->next()) {
+        while (result.next()) {
             for (std::uint32_t column = 1; column <= width; ++column) {
-                if (result->isNull(column)) page.append_null();
-                else page.append(result->getString(column).asStdString());
+                if (result.is_null(column)) page.append_null();
+                else page.append(result.text(column));
             }
         }
         benchmark::DoNotOptimize(page);

@@ -110,8 +110,8 @@ double proc_cpu_seconds(long pid) {
 
 long mariadb_pid(mysql::Connection& connection) {
     auto row = connection.query("SELECT @@pid_file");
-    row->next();
-    std::ifstream in(row->getString(1).asStdString());
+    row.next();
+    std::ifstream in(row.text(1));
     long pid = 0;
     in >> pid;
     return pid;
@@ -136,7 +136,7 @@ std::vector<Message> messages(int count) {
 
 std::uint64_t innodb_deadlocks(mysql::Connection& connection) {
     auto row = connection.query("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'");
-    return row->next() ? std::stoull(row->getString(2).asStdString()) : 0;
+    return row.next() ? std::stoull(row.text(2)) : 0;
 }
 
 // Starts `consumers` threads together and returns the time until all have drained the queue.
@@ -240,9 +240,9 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
     run.deadlocks = innodb_deadlocks(admin) - before;
     run.stale = stale;
     auto left = admin.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(bench_table) + " WHERE status <> 'done'");
-    left->next();
-    if (left->getUInt64(1) != 0) std::fprintf(stderr, "warning: %llu tasks not done after a run\n",
-                                              static_cast<unsigned long long>(left->getUInt64(1)));
+    left.next();
+    if (left.uint64(1) != 0) std::fprintf(stderr, "warning: %llu tasks not done after a run\n",
+                                              static_cast<unsigned long long>(left.uint64(1)));
     return run;
 }
 

@@ -38,10 +38,6 @@ const char* const ranges_ddl =
     " PRIMARY KEY (job_id, range_no)"
     ") ENGINE=InnoDB";
 
-std::string text_or_empty(sql::ResultSet& result, std::uint32_t column) {
-    return result.isNull(column) ? std::string() : result.getString(column).asStdString();
-}
-
 class MySqlJobLedger final : public JobLedger {
 public:
     MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
@@ -105,7 +101,7 @@ private:
     std::set<std::uint64_t> live_connections() {
         std::set<std::uint64_t> ids;
         auto result = connection_.query("SELECT ID FROM information_schema.PROCESSLIST");
-        while (result->next()) ids.insert(result->getUInt64(1));
+        while (result.next()) ids.insert(result.uint64(1));
         return ids;
     }
 
@@ -120,23 +116,22 @@ private:
                 "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
                 "WHERE job_id = ? AND status = 'pending' ORDER BY range_no FOR UPDATE SKIP LOCKED",
                 {definition_.job_id});
-            while (result->next() && !chosen) {
-                const std::uint64_t owner = result->getUInt64(7);
-                const bool expired = result->getInt(8) != 0;
+            while (result.next() && !chosen) {
+                const std::uint64_t owner = result.uint64(7);
+                const bool expired = result.int64(8) != 0;
                 if (owner != 0 && !expired && live.count(owner)) continue;
                 if (owner != 0)
-                    log().info("taking over range {} of job {} from connection {} ({})", result->getUInt(1),
+                    log().info("taking over range {} of job {} from connection {} ({})", result.uint64(1),
                                definition_.job_id, owner, live.count(owner) ? "lease expired" : "gone");
                 StoredRange range;
-                range.number = result->getUInt(1);
-                range.range.lo = decode_optional_key(text_or_empty(*result, 2), definition_.key_columns);
-                range.range.hi = decode_optional_key(text_or_empty(*result, 3), definition_.key_columns);
-                range.last_key = decode_optional_key(text_or_empty(*result, 4), definition_.key_columns);
-                range.rows_written = result->getUInt64(5);
-                range.estimated_rows = result->getUInt64(6);
+                range.number = result.uint32(1);
+                range.range.lo = decode_optional_key(result.text(2), definition_.key_columns);
+                range.range.hi = decode_optional_key(result.text(3), definition_.key_columns);
+                range.last_key = decode_optional_key(result.text(4), definition_.key_columns);
+                range.rows_written = result.uint64(5);
+                range.estimated_rows = result.uint64(6);
                 chosen = std::move(range);
             }
-            result.reset();
             if (chosen)
                 connection_.execute(
                     "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
@@ -164,9 +159,8 @@ private:
             "AND lease_until < NOW(6)",
             {definition_.job_id});
         std::map<std::uint32_t, std::uint64_t> stuck;
-        while (result->next())
-            if (live.count(result->getUInt64(2))) stuck.emplace(result->getUInt(1), result->getUInt64(2));
-        result.reset();
+        while (result.next())
+            if (live.count(result.uint64(2))) stuck.emplace(result.uint32(1), result.uint64(2));
         for (const auto& [range_no, owner] : stuck) {
             const auto seen = stuck_before_.find(range_no);
             if (seen == stuck_before_.end() || seen->second != owner) continue;
@@ -207,24 +201,24 @@ public:
             JobState state;
             auto job = connection_.query("SELECT fingerprint, definition, ranges FROM rowpump_jobs WHERE job_id = ?",
                                          {definition_.job_id});
-            if (!job->next()) return state;
+            if (!job.next()) return state;
             state.exists = true;
-            state.fingerprint = job->getString(1).asStdString();
-            state.description = job->getString(2).asStdString();
-            state.ranges = job->getUInt(3);
+            state.fingerprint = job.text(1);
+            state.description = job.text(2);
+            state.ranges = job.uint32(3);
             auto ranges = connection_.query(
                 "SELECT range_no, status = 'done', rows_written, estimated_rows, lo, hi, last_key "
                 "FROM rowpump_job_ranges WHERE job_id = ? ORDER BY range_no",
                 {definition_.job_id});
-            while (ranges->next()) {
+            while (ranges.next()) {
                 StoredRangeState range;
-                range.stored.number = ranges->getUInt(1);
-                range.done = ranges->getInt(2) != 0;
-                range.stored.rows_written = ranges->getUInt64(3);
-                range.stored.estimated_rows = ranges->getUInt64(4);
-                range.stored.range.lo = decode_optional_key(text_or_empty(*ranges, 5), definition_.key_columns);
-                range.stored.range.hi = decode_optional_key(text_or_empty(*ranges, 6), definition_.key_columns);
-                range.stored.last_key = decode_optional_key(text_or_empty(*ranges, 7), definition_.key_columns);
+                range.stored.number = ranges.uint32(1);
+                range.done = ranges.int64(2) != 0;
+                range.stored.rows_written = ranges.uint64(3);
+                range.stored.estimated_rows = ranges.uint64(4);
+                range.stored.range.lo = decode_optional_key(ranges.text(5), definition_.key_columns);
+                range.stored.range.hi = decode_optional_key(ranges.text(6), definition_.key_columns);
+                range.stored.last_key = decode_optional_key(ranges.text(7), definition_.key_columns);
                 if (range.done) ++state.ranges_done;
                 state.rows_written += range.stored.rows_written;
                 state.estimated_rows += range.stored.estimated_rows;

@@ -1,7 +1,5 @@
 #include "job/explain_job.hpp"
 
-#include <cppconn/resultset.h>
-#include <cppconn/resultset_metadata.h>
 
 #include <algorithm>
 #include <thread>
@@ -26,15 +24,13 @@ std::string param_text(const mysql::Param& param) {
 
 TextTable explain(mysql::Connection& connection, const SqlFragment& query) {
     auto result = connection.query("EXPLAIN " + query.sql, query.params);
-    auto* metadata = result->getMetaData();
-    const auto width = metadata->getColumnCount();
+    const auto width = result.column_count();
     TextTable table;
-    for (unsigned column = 1; column <= width; ++column)
-        table.columns.push_back(metadata->getColumnLabel(column).asStdString());
-    while (result->next()) {
+    for (std::size_t column = 1; column <= width; ++column) table.columns.push_back(result.label(column));
+    while (result.next()) {
         std::vector<std::string> row;
-        for (unsigned column = 1; column <= width; ++column)
-            row.push_back(result->isNull(column) ? "NULL" : result->getString(column).asStdString());
+        for (std::size_t column = 1; column <= width; ++column)
+            row.push_back(result.is_null(column) ? "NULL" : result.text(column));
         table.rows.push_back(std::move(row));
     }
     return table;
@@ -50,10 +46,10 @@ std::vector<KeyValue> first_page_keys(mysql::Connection& connection, const PageS
     const auto& columns = sql.key_columns(Pass::main);
     std::vector<KeyValue> keys;
     auto result = connection.query(query.sql, query.params);
-    while (result->next()) {
+    while (result.next()) {
         KeyValue key;
         for (std::uint32_t i = 0; i < columns.size(); ++i)
-            key.push_back(key_part_from_text(columns[i], result->getString(i + 1).asStdString()));
+            key.push_back(key_part_from_text(columns[i], result.text(i + 1)));
         keys.push_back(std::move(key));
     }
     return keys;

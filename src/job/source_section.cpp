@@ -12,7 +12,7 @@ constexpr std::uint64_t largest_page = 1'000'000;
 // Like `rowpump backfill`: adapt the page size toward a quarter second per page unless told otherwise.
 constexpr std::uint64_t default_page_time_ms = 250;
 
-MySqlOptions mysql_options(const Field& url) {
+MySqlOptions options_from_url(const Field& url) {
     try {
         return MySqlOptions::from_url(url.text());
     } catch (const ConfigError&) {
@@ -47,7 +47,7 @@ void read_paging(const Section& source, ReadSpec& read) {
 void read_source(const Field& field, JobSpec& spec) {
     const Section source = field.section({"mysql", "table", "key", "columns", "where", "strategy", "null_keys",
                                           "page_size", "page_time_ms", "max_page_size"});
-    spec.mysql = mysql_options(source.required(
+    spec.mysql = options_from_url(source.required(
         "mysql", "the source URL, e.g. mysql: ${ROWPUMP_MYSQL_URL} (a password may come from "
                  "ROWPUMP_MYSQL_PASSWORD or ROWPUMP_MYSQL_PASSWORD_FILE)"));
     spec.read.table = source.required("table", "the table to read, as name or schema.name").text();

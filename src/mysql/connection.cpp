@@ -2,11 +2,14 @@
 
 #include <cppconn/connection.h>
 #include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
 #include <cppconn/statement.h>
 #include <mysql_driver.h>
 
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "log.hpp"
 #include "rowpump/error.hpp"
@@ -41,7 +44,42 @@ void bind(sql::PreparedStatement& statement, const std::vector<Param>& params) {
     }
 }
 
+// Copies a driver result into rowpump's own, cell by cell in the server's text form.
+Rows copy_rows(sql::ResultSet& result) {
+    auto* metadata = result.getMetaData();
+    const auto width = metadata->getColumnCount();
+    std::vector<std::string> labels;
+    labels.reserve(width);
+    for (unsigned column = 1; column <= width; ++column) labels.push_back(metadata->getColumnLabel(column));
+    std::vector<Rows::Row> rows;
+    while (result.next()) {
+        Rows::Row& row = rows.emplace_back();
+        row.reserve(width);
+        for (unsigned column = 1; column <= width; ++column) {
+            if (result.isNull(column)) row.emplace_back(std::nullopt);
+            else row.emplace_back(result.getString(column));
+        }
+    }
+    return Rows(std::move(labels), std::move(rows));
+}
+
 }  // namespace
+
+struct Connection::Session {
+    std::unique_ptr<sql::Connection> connection;
+    std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements;
+
+    sql::PreparedStatement& prepare(const std::string& sql, const MySqlOptions& options) {
+        auto found = statements.find(sql);
+        if (found != statements.end()) return *found->second;
+        try {
+            auto [inserted, _] = statements.emplace(sql, connection->prepareStatement(sql));
+            return *inserted->second;
+        } catch (const sql::SQLException& error) {
+            throw_db_error(error, sql, options);
+        }
+    }
+};
 
 std::string quote_identifier(const std::string& name) {
     std::string out = "`";
@@ -89,8 +127,7 @@ Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
 void Connection::open() {
-    statements_.clear();
-    connection_.reset();
+    session_.reset();
     sql::ConnectOptionsMap map;
     if (options_.socket.empty()) {
         map["hostName"] = sql::SQLString("tcp://" + options_.host + ":" + std::to_string(options_.port));
@@ -107,7 +144,9 @@ void Connection::open() {
     map["OPT_RECONNECT"] = false;  // a silent reconnect would lose session state; we reconnect ourselves
     map["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
     try {
-        connection_.reset(driver().connect(map));
+        auto session = std::make_unique<Session>();
+        session->connection.reset(driver().connect(map));
+        session_ = std::move(session);
     } catch (const sql::SQLException& error) {
         throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
     }
@@ -145,7 +184,7 @@ void Connection::recover_from(const Error& error, int attempt, const RetryDeadli
     bool session_gone = dynamic_cast<const ConnectionLost*>(&error) != nullptr;
     for (;; ++attempt) {
         wait_before_retry(error, reason, attempt, deadline);
-        if (!session_gone && connection_ && alive()) return;
+        if (!session_gone && session_ && alive()) return;
         try {
             open();
             return;
@@ -157,30 +196,21 @@ void Connection::recover_from(const Error& error, int attempt, const RetryDeadli
     }
 }
 
-sql::PreparedStatement& Connection::prepare(const std::string& sql) {
-    auto found = statements_.find(sql);
-    if (found != statements_.end()) return *found->second;
-    if (!connection_) open();
-    try {
-        auto [inserted, _] = statements_.emplace(sql, connection_->prepareStatement(sql));
-        return *inserted->second;
-    } catch (const sql::SQLException& error) {
-        throw_db_error(error, sql, options_);
-    }
-}
-
-std::unique_ptr<sql::ResultSet> Connection::query(const std::string& sql, const std::vector<Param>& params) {
-    auto& statement = prepare(sql);
+Rows Connection::query(const std::string& sql, const std::vector<Param>& params) {
+    if (!session_) open();
+    auto& statement = session_->prepare(sql, options_);
     try {
         bind(statement, params);
-        return std::unique_ptr<sql::ResultSet>(statement.executeQuery());
+        std::unique_ptr<sql::ResultSet> result(statement.executeQuery());
+        return copy_rows(*result);
     } catch (const sql::SQLException& error) {
         throw_db_error(error, sql, options_);
     }
 }
 
 std::uint64_t Connection::execute(const std::string& sql, const std::vector<Param>& params) {
-    auto& statement = prepare(sql);
+    if (!session_) open();
+    auto& statement = session_->prepare(sql, options_);
     try {
         bind(statement, params);
         return static_cast<std::uint64_t>(statement.executeUpdate());
@@ -190,9 +220,9 @@ std::uint64_t Connection::execute(const std::string& sql, const std::vector<Para
 }
 
 void Connection::execute_text(const std::string& sql) {
-    if (!connection_) open();
+    if (!session_) open();
     try {
-        std::unique_ptr<sql::Statement> statement(connection_->createStatement());
+        std::unique_ptr<sql::Statement> statement(session_->connection->createStatement());
         statement->execute(sql);
     } catch (const sql::SQLException& error) {
         throw_db_error(error, sql, options_);
@@ -201,14 +231,14 @@ void Connection::execute_text(const std::string& sql) {
 
 std::uint64_t Connection::connection_id() {
     auto result = query("SELECT CONNECTION_ID()");
-    result->next();
-    return result->getUInt64(1);
+    result.next();
+    return result.uint64(1);
 }
 
 bool Connection::alive() {
-    if (!connection_) return false;
+    if (!session_) return false;
     try {
-        return connection_->isValid();
+        return session_->connection->isValid();
     } catch (const sql::SQLException&) {
         return false;
     }

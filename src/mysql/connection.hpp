@@ -1,24 +1,17 @@
 #pragma once
-// The only place Connector/C++ appears: a move-only connection that prepares and caches statements,
-// binds values, turns driver exceptions into rowpump errors, and retries transient failures within one
-// deadline-based budget.
-#include <cppconn/prepared_statement.h>
-#include <cppconn/resultset.h>
-
+// The control plane's connection, on Connector/C++ (which stays in connection.cpp): a move-only session
+// that prepares and caches statements, binds values, returns results as rowpump's own Rows, turns driver
+// exceptions into rowpump errors, and retries transient failures within one deadline-based budget.
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "mysql/rows.hpp"
 #include "retry.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/key.hpp"
 #include "rowpump/options.hpp"
-
-namespace sql {
-class Connection;
-}
 
 namespace rowpump::mysql {
 
@@ -33,8 +26,8 @@ public:
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;
 
-    // Runs a statement with bound values and returns its (fully buffered) result.
-    std::unique_ptr<sql::ResultSet> query(const std::string& sql, const std::vector<Param>& params = {});
+    // Runs a statement with bound values and returns its whole result.
+    Rows query(const std::string& sql, const std::vector<Param>& params = {});
     // Runs a statement without a result; returns the affected row count.
     std::uint64_t execute(const std::string& sql, const std::vector<Param>& params = {});
     // Runs a statement through the text protocol (for what cannot be prepared: SET, KILL, DDL).
@@ -65,11 +58,10 @@ private:
     void open();
     // Waits, then reconnects when the session is gone; throws the final error once `deadline` is spent.
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
-    sql::PreparedStatement& prepare(const std::string& sql);
+    struct Session;  // the driver's connection and its prepared statements
 
     MySqlOptions options_;
-    std::unique_ptr<sql::Connection> connection_;
-    std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
+    std::unique_ptr<Session> session_;
 };
 
 // Converts a driver exception into the rowpump error it means. `sql` is the statement that failed.

@@ -35,8 +35,8 @@ QueueInserter::QueueInserter(Connection& connection, std::string table, std::siz
       params_(row_shapes * statement_shapes) {
     // One prepared statement carries all its rows in one packet, which must fit max_allowed_packet.
     auto result = connection_.retrying([&] { return connection_.query("SELECT @@max_allowed_packet"); });
-    result->next();
-    max_packet_ = result->getUInt64(1);
+    result.next();
+    max_packet_ = result.uint64(1);
     max_chunk_bytes_ = std::max<std::size_t>(max_packet_ / 2, 1);
 }
 

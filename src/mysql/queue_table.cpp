@@ -71,15 +71,15 @@ std::string wrong_shape(const std::string& table, const std::string& problems) {
 // The table's engine, or "" when it does not exist; also makes sure the URL names a database.
 std::string table_engine(Connection& connection, const std::string& table) {
     auto database = connection.query("SELECT DATABASE()");
-    database->next();
-    if (database->isNull(1))
+    database.next();
+    if (database.is_null(1))
         throw UsageError("no database for queue table " + quote_identifier(table) + ": put it in the URL (" +
                          connection.options().redacted() + " has none)");
     auto result = connection.query(
         "SELECT COALESCE(ENGINE, TABLE_TYPE) FROM information_schema.TABLES "
         "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
         {table});
-    return result->next() ? result->getString(1).asStdString() : std::string();
+    return result.next() ? result.text(1) : std::string();
 }
 
 std::string find_claim_index(Connection& connection, const std::string& table) {
@@ -87,9 +87,9 @@ std::string find_claim_index(Connection& connection, const std::string& table) {
         "SELECT INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS "
         "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? GROUP BY INDEX_NAME ORDER BY INDEX_NAME",
         {table});
-    while (indexes->next()) {
-        if (indexes->getString(2).asStdString().starts_with("status,priority,available_at"))
-            return indexes->getString(1).asStdString();
+    while (indexes.next()) {
+        if (indexes.text(2).starts_with("status,priority,available_at"))
+            return indexes.text(1);
     }
     log().warn("queue table {} has no index on (status, priority, available_at, id): claims will scan the table",
                quote_identifier(table));
@@ -151,10 +151,10 @@ std::string check_queue_table(Connection& connection, const std::string& table) 
         "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS "
         "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
         {table});
-    while (result->next()) {
-        columns[result->getString(1).asStdString()] = ColumnFacts{
-            result->getString(2).asStdString(), result->getString(3).asStdString(),
-            result->getString(4).asStdString() == "YES"};
+    while (result.next()) {
+        columns[result.text(1)] = ColumnFacts{
+            result.text(2), result.text(3),
+            result.text(4) == "YES"};
     }
 
     std::string problems;

@@ -80,8 +80,8 @@ std::uint64_t count_null_keys(mysql::Connection& connection, const ReadPlan& pla
     std::string sql = "SELECT COUNT(*) FROM " + plan.table.quoted_name() + " WHERE " + null_key_condition(plan);
     if (!plan.spec.where.empty()) sql += " AND (" + plan.spec.where + ")";
     auto result = connection.query(sql);
-    result->next();
-    return result->getUInt64(1);
+    result.next();
+    return result.uint64(1);
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "partition/key_index.hpp"
 
-#include <cppconn/resultset_metadata.h>
 
 #include <cmath>
 
@@ -33,10 +32,10 @@ std::optional<KeyValue> KeyIndex::single_key(const std::string& order, const Pag
     where.params.push_back(offset);
     return connection_.retrying([&]() -> std::optional<KeyValue> {
         auto result = connection_.query(sql, where.params);
-        if (!result->next()) return std::nullopt;
+        if (!result.next()) return std::nullopt;
         KeyValue key;
         for (std::size_t i = 0; i < columns_.size(); ++i)
-            key.push_back(key_part_from_text(columns_[i], result->getString(static_cast<std::uint32_t>(i + 1)).asStdString()));
+            key.push_back(key_part_from_text(columns_[i], result.text(static_cast<std::uint32_t>(i + 1))));
         return key;
     });
 }
@@ -63,8 +62,8 @@ std::uint64_t KeyIndex::count(const PageBounds& bounds, std::optional<std::uint6
     }
     return connection_.retrying([&] {
         auto result = connection_.query(sql, where.params);
-        result->next();
-        return result->getUInt64(1);
+        result.next();
+        return result.uint64(1);
     });
 }
 
@@ -75,14 +74,14 @@ std::uint64_t KeyIndex::estimate(const PageBounds& bounds) {
     return connection_.retrying([&]() -> std::uint64_t {
         auto result = connection_.query(sql, where.params);
         // MariaDB reports "Impossible WHERE" with NULL rows: nothing there.
-        if (!result->next() || result->isNull("rows")) return 0;
-        const auto rows = result->getUInt64("rows");
+        const auto rows_column = result.column("rows");
+        if (!result.next() || result.is_null(rows_column)) return 0;
+        const auto rows = result.uint64(rows_column);
         // MySQL 8 has `filtered` (the percentage of examined rows the conditions keep); MariaDB's plain
         // EXPLAIN does not, and then the examined rows are the estimate.
-        auto* meta = result->getMetaData();
-        for (unsigned i = 1; i <= meta->getColumnCount(); ++i)
-            if (meta->getColumnLabel(i).asStdString() == "filtered" && !result->isNull(i))
-                return static_cast<std::uint64_t>(std::llround(static_cast<double>(rows) * result->getDouble(i) / 100.0));
+        for (std::size_t i = 1; i <= result.column_count(); ++i)
+            if (result.label(i) == "filtered" && !result.is_null(i))
+                return static_cast<std::uint64_t>(std::llround(static_cast<double>(rows) * result.real(i) / 100.0));
         return rows;
     });
 }
@@ -92,8 +91,8 @@ std::uint64_t KeyIndex::table_rows_estimate() {
         auto result = connection_.query(
             "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
             {plan_.table.schema, plan_.table.name});
-        if (!result->next() || result->isNull(1)) return 0;
-        return result->getUInt64(1);
+        if (!result.next() || result.is_null(1)) return 0;
+        return result.uint64(1);
     });
 }
 

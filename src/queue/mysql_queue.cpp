@@ -18,12 +18,12 @@ namespace {
 
 constexpr std::int64_t microseconds(std::chrono::milliseconds duration) { return duration.count() * 1000; }
 
-Task read_task(sql::ResultSet& row) {
+Task read_task(const mysql::Rows& row) {
     Task task;
-    task.id = row.getUInt64(1);
-    task.payload = row.getString(2).asStdString();
-    task.version = row.getUInt64(3);
-    task.attempts = row.getInt(4);
+    task.id = row.uint64(1);
+    task.payload = row.text(2);
+    task.version = row.uint64(3);
+    task.attempts = static_cast<int>(row.int64(4));
     return task;
 }
 
@@ -88,11 +88,11 @@ std::vector<std::pair<std::int64_t, std::int64_t>> MySqlQueue::Impl::ready_level
     std::vector<std::pair<std::int64_t, std::int64_t>> ready;
     for (std::int64_t below = std::numeric_limits<std::int64_t>::max();;) {
         auto next = connection.query(sql.next_level, {below});
-        if (!next->next() || next->isNull(1)) break;
-        below = next->getInt64(1);
+        if (!next.next() || next.is_null(1)) break;
+        below = next.int64(1);
         auto wait = connection.query(sql.level_wait, {below});
         // A row claimed between the two reads can leave the level empty: no wait, nothing due.
-        if (wait->next() && !wait->isNull(1)) ready.emplace_back(below, wait->getInt64(1));
+        if (wait.next() && !wait.is_null(1)) ready.emplace_back(below, wait.int64(1));
     }
     return ready;
 }
@@ -116,9 +116,9 @@ bool MySqlQueue::Impl::claim_at(std::int64_t level, std::size_t n, std::vector<T
                 from_head ? sql.due_ready : skip > 0 ? sql.due_ready_after_skipping : sql.due_ready_after;
             auto rows = connection.query(statement, params);
             std::string last_available_at;
-            while (rows->next()) {
-                read.push_back(read_task(*rows));
-                last_available_at = rows->getString(5).asStdString();
+            while (rows.next()) {
+                read.push_back(read_task(rows));
+                last_available_at = rows.text(5);
             }
             // No more due rows after the cursor: the next read starts at the head, for the rows before it.
             if (read.size() < wanted && !from_head) cursors->erase(level);
@@ -147,7 +147,7 @@ void MySqlQueue::Impl::keep_locked(std::vector<Task>& read) {
     std::unordered_set<std::uint64_t> locked;
     for_each_chunk(read, Bind::id_versions, [&](std::size_t, auto, std::size_t shape, const auto& params) {
         auto result = connection.query(sql.lock_ready(shape), params);
-        while (result->next()) locked.insert(result->getUInt64(1));
+        while (result.next()) locked.insert(result.uint64(1));
     });
     std::erase_if(read, [&](const Task& task) { return !locked.contains(task.id); });
 }
@@ -162,7 +162,7 @@ void MySqlQueue::Impl::claim_ready(std::vector<Task>& read) {
         std::unordered_map<std::uint64_t, std::uint64_t> held;  // id -> version
         for_each_chunk(read, Bind::ids, [&](std::size_t, auto, std::size_t shape, const auto& params) {
             auto result = connection.query(sql.claimed_rows(shape), params);
-            while (result->next()) held.emplace(result->getUInt64(1), result->getUInt64(3));
+            while (result.next()) held.emplace(result.uint64(1), result.uint64(3));
         });
         std::erase_if(read, [&](const Task& task) {
             const auto found = held.find(task.id);
@@ -174,7 +174,7 @@ void MySqlQueue::Impl::claim_ready(std::vector<Task>& read) {
 
 bool MySqlQueue::Impl::is_done_at(std::uint64_t id, std::uint64_t version) {
     auto row = connection.query(sql.row_state, {id});
-    return row->next() && row->getString(1).asStdString() == "done" && row->getUInt64(2) == version;
+    return row.next() && row.text(1) == "done" && row.uint64(2) == version;
 }
 
 MySqlQueue::MySqlQueue(MySqlOptions options, MySqlQueueOptions queue)

@@ -27,7 +27,7 @@ ReapResult MySqlQueue::reap(std::chrono::milliseconds claim_timeout) {
         q.run([&] {
             lost.clear();
             auto rows = q.connection.query(q.sql.lost_claims, {timeout_us});
-            while (rows->next()) lost.push_back(rows->getUInt64(1));
+            while (rows.next()) lost.push_back(rows.uint64(1));
         });
         std::vector<mysql::Param> params;
         for (std::size_t first = 0; first < lost.size(); first += queue::max_rows_per_statement) {
@@ -80,8 +80,8 @@ QueueStats MySqlQueue::stats(std::uint64_t count_limit) {
         const std::uint64_t limit = count_limit == 0 ? std::numeric_limits<std::int64_t>::max() : count_limit;
         const auto count = [&](const char* status) {
             auto row = q.connection.query(q.sql.count_status, {std::string(status), limit});
-            row->next();
-            const std::uint64_t counted = row->getUInt64(1);
+            row.next();
+            const std::uint64_t counted = row.uint64(1);
             if (counted >= limit) stats.capped = true;
             return counted;
         };
@@ -97,12 +97,12 @@ QueueStats MySqlQueue::stats(std::uint64_t count_limit) {
         }
 
         auto holders = q.connection.query(q.sql.holders);
-        while (holders->next()) {
+        while (holders.next()) {
             QueueStats::Holder holder;
-            holder.name = std::to_string(holders->getUInt64(1));
-            holder.tasks = holders->getUInt64(2);
-            holder.age_seconds = holders->isNull(3) ? 0 : seconds_from_microseconds(holders->getInt64(3));
-            holder.alive = holders->getInt(4) != 0;
+            holder.name = std::to_string(holders.uint64(1));
+            holder.tasks = holders.uint64(2);
+            holder.age_seconds = holders.is_null(3) ? 0 : seconds_from_microseconds(holders.int64(3));
+            holder.alive = holders.int64(4) != 0;
             stats.holders.push_back(std::move(holder));
         }
         return stats;
@@ -113,12 +113,12 @@ Backlog MySqlQueue::backlog(std::uint64_t row_limit) {
     Impl& q = *impl_;
     return q.run([&] {
         auto row = q.connection.query(q.sql.backlog, {row_limit});
-        row->next();
+        row.next();
         Backlog backlog;
-        backlog.waiting = row->getUInt64(1);
-        if (!row->isNull(2))
-            backlog.next_due = std::chrono::milliseconds(std::max<std::int64_t>(row->getInt64(2), 0) / 1000);
-        backlog.later = row->getUInt64(3);
+        backlog.waiting = row.uint64(1);
+        if (!row.is_null(2))
+            backlog.next_due = std::chrono::milliseconds(std::max<std::int64_t>(row.int64(2), 0) / 1000);
+        backlog.later = row.uint64(3);
         return backlog;
     });
 }

@@ -33,8 +33,8 @@ public:
         return connection_.retrying([this] {
             auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) +
                                             " WHERE status = 'ready'");
-            result->next();
-            return std::optional<std::uint64_t>(result->getUInt64(1));
+            result.next();
+            return std::optional<std::uint64_t>(result.uint64(1));
         });
     }
 

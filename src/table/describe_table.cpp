@@ -15,11 +15,11 @@ std::pair<std::string, std::string> split_table_name(mysql::Connection& connecti
     if (auto dot = table.find('.'); dot != std::string::npos)
         return {table.substr(0, dot), table.substr(dot + 1)};
     auto result = connection.query("SELECT DATABASE()");
-    result->next();
-    if (result->isNull(1))
+    result.next();
+    if (result.is_null(1))
         throw UsageError("table '" + table + "' has no database: name it as schema.table or put the database in "
                          "the URL (mysql://user@host:port/database)");
-    return {result->getString(1).asStdString(), table};
+    return {result.text(1), table};
 }
 
 [[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
@@ -40,14 +40,14 @@ TableInfo describe_table(mysql::Connection& connection, const std::string& table
         "COALESCE(NUMERIC_SCALE, 0) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
         "ORDER BY ORDINAL_POSITION",
         {info.schema, info.name});
-    while (columns->next()) {
+    while (columns.next()) {
         Column column;
-        column.name = columns->getString(1).asStdString();
-        column.column_type = columns->getString(3).asStdString();
-        column.kind = column_kind(columns->getString(2).asStdString(), column.column_type);
-        column.nullable = columns->getString(4).asStdString() == "YES";
-        column.numeric_precision = columns->getInt(5);
-        column.numeric_scale = columns->getInt(6);
+        column.name = columns.text(1);
+        column.column_type = columns.text(3);
+        column.kind = column_kind(columns.text(2), column.column_type);
+        column.nullable = columns.text(4) == "YES";
+        column.numeric_precision = columns.int32(5);
+        column.numeric_scale = columns.int32(6);
         info.columns.push_back(std::move(column));
     }
     if (info.columns.empty()) table_not_found(info, "or not visible to user '" + connection.options().user + "'");
@@ -60,16 +60,16 @@ TableInfo describe_table(mysql::Connection& connection, const std::string& table
         {info.schema, info.name});
     std::map<std::string, Index> by_name;
     std::vector<std::string> order;
-    while (indexes->next()) {
-        if (indexes->getInt(4) != 0) continue;
-        const std::string name = indexes->getString(1).asStdString();
+    while (indexes.next()) {
+        if (indexes.int64(4) != 0) continue;
+        const std::string name = indexes.text(1);
         auto [entry, inserted] = by_name.try_emplace(name);
         if (inserted) {
             entry->second.name = name;
-            entry->second.unique = indexes->getInt(2) == 0;
+            entry->second.unique = indexes.int64(2) == 0;
             order.push_back(name);
         }
-        entry->second.columns.push_back(indexes->getString(3).asStdString());
+        entry->second.columns.push_back(indexes.text(3));
     }
     for (const auto& name : order) {
         if (name == "PRIMARY") info.primary_key = by_name[name].columns;

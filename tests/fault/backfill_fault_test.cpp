@@ -112,7 +112,7 @@ protected:
                     "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ? AND ID <> CONNECTION_ID() AND "
                     "ID <> ? AND LOCATE(?, INFO) > 0",
                     {options().user, static_cast<std::int64_t>(locker), mysql::quote_identifier(name)});
-                while (result->next()) found.insert(result->getUInt64(1));
+                while (result.next()) found.insert(result.uint64(1));
             }
             if (found.size() < expected) std::this_thread::sleep_for(5ms);
         }

@@ -62,7 +62,7 @@ protected:
                 "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ? AND DB = DATABASE() AND "
                 "ID NOT IN (CONNECTION_ID(), ?) AND INFO LIKE 'SELECT %' AND LOCATE(?, INFO) > 0",
                 {options().user, locker, mysql::quote_identifier(table_)});
-            if (found->next()) id = found->getUInt64(1);
+            if (found.next()) id = found.uint64(1);
             else std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         if (id != 0 && kill) watcher_->execute_text("KILL CONNECTION " + std::to_string(id));

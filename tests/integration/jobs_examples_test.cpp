@@ -2,7 +2,6 @@
 // (load_job + run_job), on a small copy of the quick start's sample_orders table. The files are globbed
 // at run time, so a new example is tested as soon as it is added. Each run's table, queue keys and queue
 // table are named rp_test_... / rp_test:... with the process id, and are dropped at the end.
-#include <cppconn/resultset.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -109,8 +108,8 @@ protected:
 
     std::uint64_t scalar(const std::string& sql) {
         auto result = tables().connection().query(sql);
-        EXPECT_TRUE(result->next());
-        return result->getUInt64(1);
+        EXPECT_TRUE(result.next());
+        return result.uint64(1);
     }
 
     // Tasks now in the queue: the ready list, every priority list and the delayed set.

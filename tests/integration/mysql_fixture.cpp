@@ -1,7 +1,5 @@
 #include "integration/mysql_fixture.hpp"
 
-#include <cppconn/resultset.h>
-#include <cppconn/resultset_metadata.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -79,13 +77,13 @@ void TestTables::execute(const std::string& table, const std::string& sql) {
 
 std::vector<Row> TestTables::rows(const std::string& sql, const std::vector<mysql::Param>& params) {
     auto result = connection_.query(sql, params);
-    const auto width = result->getMetaData()->getColumnCount();
+    const auto width = result.column_count();
     std::vector<Row> out;
-    while (result->next()) {
+    while (result.next()) {
         Row row;
-        for (unsigned column = 1; column <= width; ++column) {
-            if (result->isNull(column)) row.emplace_back(std::nullopt);
-            else row.emplace_back(result->getString(column).asStdString());
+        for (std::size_t column = 1; column <= width; ++column) {
+            if (result.is_null(column)) row.emplace_back(std::nullopt);
+            else row.emplace_back(result.text(column));
         }
         out.push_back(std::move(row));
     }
@@ -98,7 +96,7 @@ std::map<std::string, bool> TestTables::binary_columns(const std::string& table)
         "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
         {table});
     std::map<std::string, bool> out;
-    while (result->next()) out[result->getString(1).asStdString()] = result->getInt(2) != 0;
+    while (result.next()) out[result.text(1)] = result.int64(2) != 0;
     return out;
 }
 
@@ -108,7 +106,7 @@ std::string TestTables::text_select_list(const std::string& table, const std::ve
         "TABLE_NAME = ?",
         {table});
     std::map<std::string, std::string> types;
-    while (result->next()) types[result->getString(1).asStdString()] = result->getString(2).asStdString();
+    while (result.next()) types[result.text(1)] = result.text(2);
     const auto binary = binary_columns(table);
     std::string out;
     for (const auto& column : columns) {
@@ -123,8 +121,8 @@ std::string TestTables::text_select_list(const std::string& table, const std::ve
 
 std::uint64_t TestTables::count(const std::string& table) {
     auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(table));
-    result->next();
-    return result->getUInt64(1);
+    result.next();
+    return result.uint64(1);
 }
 
 void MySqlTest::SetUp() {

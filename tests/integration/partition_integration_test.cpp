@@ -112,7 +112,7 @@ protected:
         std::string sql = "SELECT rowid FROM " + plan.table.quoted_name();
         if (!plan.spec.where.empty()) sql += " WHERE " + plan.spec.where;
         auto result = tables().connection().query(sql);
-        while (result->next()) rows[result->getInt64(1)] = 0;
+        while (result.next()) rows[result.int64(1)] = 0;
         return rows;
     }
 

@@ -65,9 +65,9 @@ std::vector<QueueRow> queue_rows(mysql::Connection& connection, const std::strin
         "SELECT priority, payload, status, COALESCE(CAST(ROUND(UNIX_TIMESTAMP(available_at) * 1000) AS SIGNED), -1) "
         "FROM " + mysql::quote_identifier(table) + " ORDER BY id");
     std::vector<QueueRow> rows;
-    while (result->next())
-        rows.push_back({result->getInt64(1), result->getString(2).asStdString(), result->getString(3).asStdString(),
-                        result->getInt64(4)});
+    while (result.next())
+        rows.push_back({result.int64(1), result.text(2), result.text(3),
+                        result.int64(4)});
     return rows;
 }
 

@@ -1,7 +1,6 @@
 // Sinks against the real servers: the local Redis and MariaDB (ROWPUMP_REDIS_URL, ROWPUMP_MYSQL_URL) and
 // private redis-servers that the outage tests kill and restart. Redis keys start with rp_test: and MySQL
 // tables with rp_test_sink_; both carry the process id and are deleted at the end.
-#include <cppconn/resultset_metadata.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -401,12 +400,12 @@ protected:
 
     std::vector<std::vector<std::string>> rows(const std::string& sql, const std::vector<mysql::Param>& params = {}) {
         auto result = admin_->query(sql, params);
-        const auto width = result->getMetaData()->getColumnCount();
+        const auto width = result.column_count();
         std::vector<std::vector<std::string>> out;
-        while (result->next()) {
+        while (result.next()) {
             auto& row = out.emplace_back();
-            for (unsigned column = 1; column <= width; ++column)
-                row.push_back(result->isNull(column) ? "NULL" : result->getString(column).asStdString());
+            for (std::size_t column = 1; column <= width; ++column)
+                row.push_back(result.is_null(column) ? "NULL" : result.text(column));
         }
         return out;
     }
