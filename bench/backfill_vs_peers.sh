@@ -1,87 +1,99 @@
 #!/usr/bin/env bash
-# The peer benchmark (issue 3): `rowpump backfill` of the 1M-row sysbench table into a Redis list, side by
-# side with the ways people do it without rowpump, in one session, alternating:
+# The peer benchmark of issue 10: every work item rowpump has a speed goal for, side by side with the tool
+# people would use instead, in one session. Per work item, a warm-up run of each tool (not counted), then
+# BENCH_RUNS rounds, the order rotating each round so a burst of load from elsewhere hits every tool alike;
+# medians. The items, from sbtest1 (1M rows) unless noted:
 #
-#   rowpump      rowpump backfill --table sbtest1 --sink REDIS --queue KEY   (default workers and ranges)
-#   careful.php  one unbuffered SELECT, variadic RPUSH per 1000 rows         (bench/peers/careful.php)
-#   simple.php   one buffered SELECT, one RPUSH per row                      (bench/peers/simple.php)
-#   mydumper     mydumper -t 2 of the same table to SQL files, rows only    (not a queue: the floor of
-#                                                                             "get the rows out")
-# then a BENCH_BIG_ROWS-row table (4M) through rowpump against the 1M median, and rowpump into a MySQL
-# queue table against the mariadb client loading the same payloads as a multi-row INSERT file.
+#   redis   rowpump backfill --sink REDIS --queue KEY  vs  php bench/peers/careful.php (unbuffered SELECT,
+#           RPUSH per 1000 rows)
+#   file    rowpump backfill --sink file:PATH (NDJSON)  vs  mydumper -t 2 -r 100000 --no-schemas --no-locks
+#   read    rowpump read --format csv > /dev/null  vs  mariadb --quick -N -e 'SELECT * ... ORDER BY id'
+#   mysql   rowpump backfill --sink MYSQL --queue T, without and with --job-id  vs  the mariadb client
+#           loading the same payloads as 1000-row INSERTs into an identical table (rowpump queue init)
+#   idin    rowpump read --strategy id-in  vs  --strategy keyset (both CSV to /dev/null) on rp_bench_dept_emp,
+#           an employees-style dept_emp: PRIMARY KEY (emp_no, dept_no), KEY (dept_no), 331,603 rows
+#   big     rowpump backfill into Redis of rp_bench_sbtest_big, 4x the rows, against the redis item's median
+#           (its goal needs the redis item)
 #
-# Every Redis run starts from an empty list (DEL, not timed) and must leave exactly its row count in it;
-# every mydumper run must dump every row; every MySQL run starts from an empty, freshly created queue table
-# and must leave every row in it. Anything else stops the script. Each run is timed by GNU time
-# (/usr/bin/time, Debian package `time`): wall seconds, peak RSS, user+sys CPU; the CPU the MariaDB and
-# Redis servers spent meanwhile comes from /proc/<pid>/stat of scripts/services.sh's servers.
+# Every run is checked: a Redis list or queue table must hold exactly the rows, a file or dump every row, a
+# read print every row (counted once per tool before the rounds, outside the timing). Anything else stops
+# the script. Per run it records (bench/lib/measure.sh) wall seconds, the client's user+sys CPU and peak RSS
+# (GNU time), the CPU of the MariaDB and of the Redis server (/proc/PID/stat, utime + stime, before and
+# after) and the floor they imply, (client + MariaDB + Redis CPU) / cores. The results end with a Goals
+# table computed from the medians.
 #
-# simple.php makes one round trip per row and would take minutes per run on the whole table: it reads the
-# first BENCH_SIMPLE_ROWS rows by id (100000), and its rows/s is extrapolated to the table, labelled so.
-# Its buffered result grows with the rows read, so its peak RSS is only that of the rows it read.
-#
-# The MySQL comparison: the INSERT file is what a user would load with the client: the payloads rowpump
-# makes (written first by `rowpump backfill --sink file:` so both load the same JSON), escaped for SQL,
-# BENCH_INSERT_ROWS (1000) rows per INSERT statement, autocommit, into a table created by
-# `rowpump queue init` exactly like rowpump's queue table. Preparing the file is not timed. A server-side
-# INSERT ... SELECT JSON_OBJECT(...) would not be the same job: no row would leave the server.
-#
-# Refuses to run while the 1-minute load average is above BENCH_MAX_LOAD (default: the number of cores)
-# unless BENCH_FORCE=1, and records the load before and after. Writes the markdown table to stdout and
-# BENCH_RESULTS, the chart's data beside it (.dat) and the chart, rows/s per tool (.png, gnuplot).
+# ROWS=N (or BENCH_ROWS) is the small mode, to check the script quickly: the items read
+# rp_bench_sbtest_small, the first N rows of sbtest1, dept_emp has N rows and the big table 4N, and the
+# results go to a file under /tmp unless BENCH_RESULTS says otherwise, so small figures never replace
+# bench/results/backfill_vs_peers.md.
 #
 #   eval "$(scripts/services.sh env)"
-#   bench/backfill_vs_peers.sh                            # uses build/rowpump
-#   ROWPUMP_BIN=build-bench/rowpump BENCH_RUNS=1 BENCH_SIMPLE_ROWS=10000 BENCH_BIG_ROWS=0 bench/backfill_vs_peers.sh
+#   ROWPUMP_BIN=build-bench/rowpump bench/backfill_vs_peers.sh              # full size, about 6-8 minutes
+#   ROWS=50000 BENCH_RUNS=1 ROWPUMP_BIN=build/rowpump bench/backfill_vs_peers.sh   # a check, under a minute
 #
 # Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump),
-# BENCH_RUNS (3 rounds of the four Redis-side commands, and of the two MySQL-side ones),
-# BENCH_SIMPLE_ROWS (100000; 0: the whole table), BENCH_BIG_ROWS (4000000; 0 skips the big table),
-# BENCH_BIG_RUNS (1), BENCH_KEEP_BIG (0: the big table rp_bench_sbtest_big is dropped at the end; 1 keeps
-# it for the next run, as sbtest1 is kept), BENCH_MYDUMPER_THREADS (2), BENCH_MYDUMPER_CHUNK (100000 rows
-# per chunk: without chunks mydumper dumps one table with one thread), BENCH_INSERT_ROWS (1000),
-# BENCH_SKIP_MYSQL (0), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0),
-# BENCH_RESULTS (bench/results/backfill_vs_peers.md).
-# Everything the script creates is named rp_bench_* and removed at the end, also after a failure.
+# ROWS / BENCH_ROWS (0: the whole sbtest1), BENCH_RUNS (3), BENCH_SECTIONS ("redis file read mysql idin big"),
+# BENCH_BIG_ROWS (4x the rows; 0 skips the big item), BENCH_DEPT_EMP_ROWS (331603, or the rows in the small
+# mode), BENCH_KEEP_TABLES (0: rp_bench_sbtest_big and rp_bench_dept_emp are dropped at the end if this run
+# created them; 1 keeps them for the next run), BENCH_PAGE_SIZE (rowpump's default when unset; read and
+# idin), BENCH_MYDUMPER_THREADS (2), BENCH_MYDUMPER_CHUNK (100000 rows per chunk: without chunks mydumper
+# dumps one table with one thread), BENCH_INSERT_ROWS (1000), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0),
+# BENCH_RESULTS (bench/results/backfill_vs_peers.md; in the small mode /tmp/rp_bench_backfill_vs_peers.md),
+# BENCH_MARIADB_PID and BENCH_REDIS_PID (found from scripts/services.sh's pid files or the servers).
+# The chart data (.dat) and chart (.png) go beside BENCH_RESULTS. Everything the script creates is named
+# rp_bench_* and removed at the end, also after a failure.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
+source "$root/bench/lib/measure.sh"
 rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
-simple_rows="${BENCH_SIMPLE_ROWS:-100000}"
-big_rows="${BENCH_BIG_ROWS:-4000000}"
-big_runs="${BENCH_BIG_RUNS:-1}"
-keep_big="${BENCH_KEEP_BIG:-0}"
+small_rows="${BENCH_ROWS:-${ROWS:-0}}"
+sections="${BENCH_SECTIONS:-redis file read mysql idin big}"
+keep_tables="${BENCH_KEEP_TABLES:-0}"
+page_size="${BENCH_PAGE_SIZE:-}"
 mydumper_threads="${BENCH_MYDUMPER_THREADS:-2}"
 mydumper_chunk="${BENCH_MYDUMPER_CHUNK:-100000}"
 insert_rows="${BENCH_INSERT_ROWS:-1000}"
-skip_mysql="${BENCH_SKIP_MYSQL:-0}"
-cores="$(nproc)"
-max_load="${BENCH_MAX_LOAD:-$cores}"
+max_load="${BENCH_MAX_LOAD:-$(nproc)}"
 force="${BENCH_FORCE:-0}"
-results="${BENCH_RESULTS:-$root/bench/results/backfill_vs_peers.md}"
-table=sbtest1
+[[ "$small_rows" =~ ^[0-9]+$ ]] || { log "bad ROWS / BENCH_ROWS: $small_rows (0: the whole sbtest1)"; exit 2; }
+if [[ "$small_rows" == 0 ]]; then
+  default_results="$root/bench/results/backfill_vs_peers.md"
+  dept_emp_default=331603
+else
+  default_results="${TMPDIR:-/tmp}/rp_bench_backfill_vs_peers.md"
+  dept_emp_default="$small_rows"
+fi
+results="${BENCH_RESULTS:-$default_results}"
+dept_emp_rows="${BENCH_DEPT_EMP_ROWS:-$dept_emp_default}"
+small_table=rp_bench_sbtest_small
 big_table=rp_bench_sbtest_big
+dept_emp_table=rp_bench_dept_emp
 redis_key="rp_bench_peers_$$"
 queue_table="rp_bench_peers_queue_$$"
 insert_table="rp_bench_peers_insert_$$"
-time_bin=/usr/bin/time
+job_prefix="rp_bench_peers_$$_job"
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-for setting in "BENCH_RUNS=$runs" "BENCH_BIG_RUNS=$big_runs" "BENCH_MYDUMPER_THREADS=$mydumper_threads" \
-               "BENCH_MYDUMPER_CHUNK=$mydumper_chunk" "BENCH_INSERT_ROWS=$insert_rows"; do
-  [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || { log "bad $setting"; exit 2; }
+for setting in "BENCH_RUNS=$runs" "BENCH_MYDUMPER_THREADS=$mydumper_threads" "BENCH_MYDUMPER_CHUNK=$mydumper_chunk" \
+               "BENCH_INSERT_ROWS=$insert_rows" "BENCH_DEPT_EMP_ROWS=$dept_emp_rows" ${page_size:+"BENCH_PAGE_SIZE=$page_size"}; do
+  [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || { log "bad $setting: expected a whole number above 0"; exit 2; }
 done
-[[ "$simple_rows" =~ ^[0-9]+$ ]] || { log "bad BENCH_SIMPLE_ROWS: $simple_rows"; exit 2; }
-[[ "$big_rows" =~ ^[0-9]+$ ]] || { log "bad BENCH_BIG_ROWS: $big_rows"; exit 2; }
 [[ "$max_load" =~ ^[0-9]+([.][0-9]+)?$ ]] || { log "bad BENCH_MAX_LOAD: $max_load"; exit 2; }
+for section in $sections; do
+  case "$section" in
+    redis | file | read | mysql | idin | big) ;;
+    *) log "bad item in BENCH_SECTIONS: $section (redis file read mysql idin big)"; exit 2 ;;
+  esac
+done
+section_on() { [[ " $sections " == *" $1 "* ]]; }
 for tool in mariadb redis-cli php mydumper gnuplot; do
   command -v "$tool" >/dev/null 2>&1 || { log "$tool is not installed (scripts/setup.sh --bench)"; exit 2; }
 done
-[[ -x "$time_bin" ]] || { log "$time_bin is missing: install the Debian package time (scripts/setup.sh --bench)"; exit 2; }
 php -r 'exit(extension_loaded("mysqli") && extension_loaded("redis") ? 0 : 1);' ||
   { log "php needs the mysqli and redis extensions (php-mysql, php-redis)"; exit 2; }
 
@@ -95,13 +107,37 @@ make_private_dir rp_bench_peers
 mysql_connection default-character-set=utf8mb4
 redis_connection
 rowpump_password_files
+measure_setup
+
+table_exists() {
+  [[ "$(sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '$1'")" != 0 ]]
+}
+# Tables this run created and drops at the end; the job tables only when this run made them.
+created_tables=()
+job_tables_existed=0
+table_exists rowpump_jobs && job_tables_existed=1
+
+# Deletes one --job-id run's state (the job tables may not exist yet).
+clean_job() {
+  table_exists rowpump_job_ranges || return 0
+  sql "DELETE FROM rowpump_job_ranges WHERE job_id = '$1'; DELETE FROM rowpump_jobs WHERE job_id = '$1'"
+}
 
 cleanup() {
-  local status=$?
+  local status=$? name
   trap - EXIT
   redis DEL "$redis_key" >/dev/null 2>&1 || true
   sql "DROP TABLE IF EXISTS \`$queue_table\`, \`$insert_table\`" 2>/dev/null || true
-  [[ "$keep_big" == 1 ]] || sql "DROP TABLE IF EXISTS \`$big_table\`" 2>/dev/null || true
+  if table_exists rowpump_job_ranges 2>/dev/null; then
+    sql "DELETE FROM rowpump_job_ranges WHERE job_id LIKE '${job_prefix}%';
+         DELETE FROM rowpump_jobs WHERE job_id LIKE '${job_prefix}%'" 2>/dev/null || true
+    if [[ "$job_tables_existed" == 0 && "$(sql 'SELECT COUNT(*) FROM rowpump_jobs' 2>/dev/null)" == 0 ]]; then
+      sql "DROP TABLE IF EXISTS rowpump_job_ranges, rowpump_jobs" 2>/dev/null || true
+    fi
+  fi
+  for name in "${created_tables[@]}"; do
+    if [[ "$keep_tables" != 1 || "$name" == "$small_table" ]]; then sql "DROP TABLE IF EXISTS \`$name\`" 2>/dev/null || true; fi
+  done
   rm -rf "$private_dir"
   exit "$status"
 }
@@ -109,282 +145,452 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# CPU (utime + stime, clock ticks) of the MariaDB and Redis servers started by scripts/services.sh.
-server_pids=()
-for server in mariadb redis; do
-  pid="$(service_pid "$server")"
-  [[ -z "$pid" ]] || server_pids+=("$pid")
-done
-((${#server_pids[@]} == 2)) ||
-  log "the servers' pids are not both known (pid files in ${ROWPUMP_STATE_DIR:-$root/.state}): the server CPU column is partial"
-clock_ticks="$(getconf CLK_TCK)"
-server_ticks() { cpu_ticks "${server_pids[@]}"; }
-
-# measure NAME ROWS COMMAND...: runs COMMAND (stdin from $run_stdin, default /dev/null; stdout kept in
-# $private_dir/stdout) under GNU time and appends "wall rss_kb cpu server_cpu rows" to $private_dir/NAME.times.
-run_stdin=/dev/null
-measure() {
-  local name="$1" rows="$2" before after wall rss user sys
+# rounds ITEM RUNNER NAME...: a warm-up run of each NAME (not counted), then $runs rounds of RUNNER NAME,
+# the order rotating each round.
+rounds() {
+  local item="$1" runner="$2" round i name line
   shift 2
-  before="$(server_ticks)"
-  if ! "$time_bin" -o "$private_dir/time" -f '%e %M %U %S' "$@" <"$run_stdin" >"$private_dir/stdout" 2>"$private_dir/stderr"; then
-    log "$name failed:"
-    sed 's/^/  /' "$private_dir/stderr" >&2
-    exit 1
-  fi
-  after="$(server_ticks)"
-  read -r wall rss user sys <"$private_dir/time"
-  awk -v w="$wall" -v r="$rss" -v u="$user" -v s="$sys" -v d="$((after - before))" -v hz="$clock_ticks" -v n="$rows" \
-    'BEGIN { printf "%.2f %d %.2f %.2f %d\n", w, r, u + s, d / hz, n }' >>"$private_dir/$name.times"
+  local names=("$@")
+  log "$item: warm-up run of $*"
+  for name in "${names[@]}"; do "$runner" "$name"; rm -f "$private_dir/$name.times"; done
+  for ((round = 0; round < runs; ++round)); do
+    line="$item round $((round + 1)):"
+    for ((i = 0; i < ${#names[@]}; ++i)); do
+      name="${names[(round + i) % ${#names[@]}]}"
+      "$runner" "$name"
+      line+=" $name $(last_wall "$name") s;"
+    done
+    log "${line%;}"
+  done
 }
 
+fail() { log "$*"; exit 1; }
 expect_list() {
-  local what="$1" expected="$2" length
+  local length
   length="$(redis LLEN "$redis_key")"
-  [[ "$length" == "$expected" ]] || { log "$what left $length entries in the Redis list, expected $expected"; exit 1; }
+  [[ "$length" == "$2" ]] || fail "$1 left $length entries in the Redis list, expected $2"
+}
+# expect_lines WHAT EXPECTED COMMAND...: COMMAND's output has EXPECTED lines (not timed).
+expect_lines() {
+  local what="$1" expected="$2" lines
+  shift 2
+  lines="$("$@" 2>"$private_dir/stderr" | wc -l)" || true
+  [[ "$lines" == "$expected" ]] || { sed 's/^/  /' "$private_dir/stderr" >&2; fail "$what printed $lines lines, expected $expected"; }
 }
 
-dump_dir="$private_dir/dump"
-run_redis_side() {
-  local name="$1" rows
-  redis DEL "$redis_key" >/dev/null
-  case "$name" in
-    rowpump)
-      measure rowpump "$table_rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$redis_key"
-      expect_list rowpump "$table_rows" ;;
-    careful)
-      measure careful "$table_rows" php "$root/bench/peers/careful.php" "$table" "$redis_key"
-      expect_list careful.php "$table_rows" ;;
-    simple)
-      measure simple "$simple_count" php "$root/bench/peers/simple.php" "$table" "$redis_key" "$simple_count"
-      expect_list simple.php "$simple_count" ;;
-    mydumper)
-      rm -rf "$dump_dir"
-      # --no-locks: rowpump takes no global read lock either, and the table does not change meanwhile.
-      measure mydumper "$table_rows" mydumper --defaults-file="$client_config" -B "$db_name" -T "$table" \
-        -t "$mydumper_threads" -r "$mydumper_chunk" --no-schemas --no-locks -v 1 -o "$dump_dir"
-      rows="$(cat "$dump_dir"/*.sql | grep -c '^(' || true)"
-      [[ "$rows" == "$table_rows" ]] || { log "mydumper dumped $rows rows, expected $table_rows"; exit 1; }
-      rm -rf "$dump_dir" ;;
-  esac
-  redis DEL "$redis_key" >/dev/null
-}
-
-last_wall() { tail -n1 "$private_dir/$1.times" | cut -d' ' -f1; }
-column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
-
-# ---- 1. the 1M-row table into a Redis list, against the peers ----------------------------------------
+# ---- the tables ---------------------------------------------------------------------------------------
 "$root/bench/sysbench_table.sh"
-table_rows="$(sql "SELECT COUNT(*) FROM $table")"
-simple_count="$simple_rows"
-((simple_count > 0 && simple_count < table_rows)) || simple_count="$table_rows"
-log "$table_rows rows of $db_name.$table; load $load_before on $cores cores; $runs alternating rounds"
-log "warm-up (not counted): a client read of the table, then rowpump, careful.php and mydumper once each"
-mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
-for name in rowpump careful mydumper; do run_redis_side "$name"; rm -f "$private_dir/$name.times"; done
+if ((small_rows > 0)); then
+  table="$small_table"
+  log "small mode: $table, the first $small_rows rows of sbtest1"
+  sql "DROP TABLE IF EXISTS $table; CREATE TABLE $table LIKE sbtest1;
+       INSERT INTO $table SELECT * FROM sbtest1 ORDER BY id LIMIT $small_rows; ANALYZE TABLE $table" >/dev/null
+  created_tables+=("$table")
+else
+  table=sbtest1
+fi
+rows="$(sql "SELECT COUNT(*) FROM $table")"
+big_rows="${BENCH_BIG_ROWS:-$((4 * rows))}"
+[[ "$big_rows" =~ ^[0-9]+$ ]] || { log "bad BENCH_BIG_ROWS: $big_rows (0 skips the big item)"; exit 2; }
+((big_rows > 0)) || sections="${sections/big/}"
 
-commands=(rowpump careful simple mydumper)
-for ((round = 0; round < runs; ++round)); do
-  line="round $((round + 1)):"
-  for ((i = 0; i < ${#commands[@]}; ++i)); do
-    name="${commands[(round + i) % ${#commands[@]}]}"
-    run_redis_side "$name"
-    line+=" $name $(last_wall "$name") s;"
-  done
-  log "${line%;}"
-done
-
-# ---- 2. a bigger table through rowpump ----------------------------------------------------------------
-if ((big_rows > 0)); then
+# An employees-style dept_emp: about one employee in ten is in a second department, so the primary key
+# (emp_no, dept_no) is composite, and the secondary index on dept_no is one the optimizer may prefer.
+make_dept_emp() {
+  local n="$1" employees extra
+  employees=$(((n * 10 + 10) / 11))
+  extra=$((n - employees))
+  log "creating $dept_emp_table: $n rows ($employees employees, $extra of them in a second department)"
+  sql "DROP TABLE IF EXISTS $dept_emp_table;
+       CREATE TABLE $dept_emp_table (
+         emp_no INT NOT NULL,
+         dept_no CHAR(4) NOT NULL,
+         from_date DATE NOT NULL,
+         to_date DATE NOT NULL,
+         PRIMARY KEY (emp_no, dept_no),
+         KEY dept_no (dept_no)
+       ) ENGINE = InnoDB;
+       INSERT INTO $dept_emp_table
+         SELECT 10000 + seq, CONCAT('d', LPAD(1 + seq % 9, 3, '0')), DATE '1985-01-01' + INTERVAL seq % 5000 DAY,
+                DATE '9999-01-01' FROM seq_1_to_$employees;" >/dev/null
+  ((extra == 0)) || sql "INSERT INTO $dept_emp_table
+         SELECT 10000 + 9 * seq, CONCAT('d', LPAD(1 + (9 * seq + 1) % 9, 3, '0')), DATE '1985-01-01' + INTERVAL seq % 3000 DAY,
+                DATE '1985-01-01' + INTERVAL seq % 3000 + 400 DAY FROM seq_1_to_$extra;" >/dev/null
+  sql "ANALYZE TABLE $dept_emp_table" >/dev/null
+}
+if section_on idin; then
+  if ! table_exists "$dept_emp_table" || [[ "$(sql "SELECT COUNT(*) FROM $dept_emp_table")" != "$dept_emp_rows" ]]; then
+    make_dept_emp "$dept_emp_rows"
+    created_tables+=("$dept_emp_table")
+  fi
+fi
+if section_on big; then
+  table_exists "$big_table" || created_tables+=("$big_table")
   BENCH_TABLE="$big_table" BENCH_TABLE_SIZE="$big_rows" "$root/bench/sysbench_table.sh"
-  log "big table: warm-up read by the client, then $big_runs rowpump run(s) of $big_rows rows"
-  mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $big_table ORDER BY id" "$db_name" >/dev/null
-  for ((run = 1; run <= big_runs; ++run)); do
-    redis DEL "$redis_key" >/dev/null
-    measure big "$big_rows" "$rowpump_bin" -q backfill --table "$big_table" --sink "$redis_sink" --queue "$redis_key"
-    expect_list "rowpump ($big_table)" "$big_rows"
-    redis DEL "$redis_key" >/dev/null
-    log "big run $run: $(last_wall big) s"
-  done
 fi
 
-# ---- 3. into a MySQL queue table: rowpump against the client loading a multi-row INSERT file -------------
-if [[ "$skip_mysql" != 1 ]]; then
-  log "MySQL queue: writing rowpump's payloads to a file and an INSERT file of $insert_rows rows per statement (not timed)"
+log "$rows rows of $db_name.$table; load $load_before on $cores cores; $runs rounds per item: $sections"
+log "warm-up of the buffer pool: a client read of the table"
+mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+client_read() { mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $1 ORDER BY $2" "$db_name"; }
+page_args=()
+[[ -z "$page_size" ]] || page_args=(--page-size "$page_size")
+
+# ---- redis: into a Redis list, against careful.php ------------------------------------------------------
+run_redis() {
+  redis DEL "$redis_key" >/dev/null
+  case "$1" in
+    redis_rowpump) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$redis_key" ;;
+    redis_careful) measure "$1" "$rows" php "$root/bench/peers/careful.php" "$table" "$redis_key" ;;
+    big_rowpump) measure "$1" "$big_rows" "$rowpump_bin" -q backfill --table "$big_table" --sink "$redis_sink" --queue "$redis_key" ;;
+  esac
+  expect_list "$1" "$(tail -n1 "$private_dir/$1.times" | cut -d' ' -f7)"
+  redis DEL "$redis_key" >/dev/null
+}
+! section_on redis || rounds redis run_redis redis_rowpump redis_careful
+
+# ---- file: to files, against mydumper -------------------------------------------------------------------
+dump_dir="$private_dir/dump"
+run_file() {
+  local count
+  rm -rf "$dump_dir"
+  mkdir "$dump_dir"
+  case "$1" in
+    file_rowpump)
+      measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "file:$dump_dir/rows.ndjson"
+      count="$(wc -l <"$dump_dir/rows.ndjson")" ;;
+    file_mydumper)
+      # --no-locks: rowpump takes no global read lock either, and the table does not change meanwhile.
+      measure "$1" "$rows" mydumper --defaults-file="$client_config" -B "$db_name" -T "$table" \
+        -t "$mydumper_threads" -r "$mydumper_chunk" --no-schemas --no-locks -v 1 -o "$dump_dir"
+      count="$(cat "$dump_dir"/*.sql | grep -c '^(' || true)" ;;
+  esac
+  [[ "$count" == "$rows" ]] || fail "$1 wrote $count rows, expected $rows"
+  rm -rf "$dump_dir"
+}
+! section_on file || rounds file run_file file_rowpump file_mydumper
+
+# ---- read: a full read to /dev/null, against the client -----------------------------------------------------
+run_read() {
+  case "$1" in
+    read_rowpump) measure "$1" "$rows" "$rowpump_bin" read --table "$table" "${page_args[@]}" --format csv ;;
+    read_client) measure "$1" "$rows" mariadb --defaults-extra-file="$client_config" --quick -N \
+                   -e "SELECT * FROM $table ORDER BY id" "$db_name" ;;
+  esac
+}
+if section_on read; then
+  expect_lines "rowpump read --format csv" "$((rows + 1))" "$rowpump_bin" read --table "$table" "${page_args[@]}" --format csv
+  expect_lines "the mariadb client" "$rows" client_read "$table" id
+  rounds read run_read read_rowpump read_client
+fi
+
+# ---- mysql: into a MySQL queue table, against the client loading a multi-row INSERT file --------------------
+if section_on mysql; then
+  log "mysql: writing rowpump's payloads to a file and an INSERT file of $insert_rows rows per statement (not timed)"
   "$rowpump_bin" -q backfill --table "$table" --sink "file:$private_dir/payloads.ndjson" >/dev/null 2>"$private_dir/stderr" ||
-    { log "rowpump backfill --sink file: failed:"; sed 's/^/  /' "$private_dir/stderr" >&2; exit 1; }
+    { sed 's/^/  /' "$private_dir/stderr" >&2; fail "rowpump backfill --sink file: failed"; }
   payloads="$(wc -l <"$private_dir/payloads.ndjson")"
-  [[ "$payloads" == "$table_rows" ]] || { log "the payload file has $payloads lines, expected $table_rows"; exit 1; }
+  [[ "$payloads" == "$rows" ]] || fail "the payload file has $payloads lines, expected $rows"
   sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" "$private_dir/payloads.ndjson" |
     awk -v table="$insert_table" -v per="$insert_rows" -v q="'" '
       { printf "%s(%s%s%s, NOW(6))", ((NR - 1) % per == 0) ? "INSERT INTO `" table "` (payload, available_at) VALUES\n" : ",\n", q, $0, q
         if (NR % per == 0) print ";" }
       END { if (NR % per) print ";" }' >"$private_dir/insert.sql"
   rm -f "$private_dir/payloads.ndjson"
+  job_runs=0
+fi
+fresh_queue() {
+  sql "DROP TABLE IF EXISTS \`$1\`"
+  "$rowpump_bin" -q queue init --source "$mysql_sink" --queue "$1" >/dev/null
+}
+expect_rows() {
+  local count
+  count="$(sql "SELECT COUNT(*) FROM \`$2\`")"
+  [[ "$count" == "$rows" ]] || fail "$1 left $count rows in $2, expected $rows"
+  sql "DROP TABLE \`$2\`"
+}
+run_mysql() {
+  local job_id
+  case "$1" in
+    mysql_rowpump)
+      fresh_queue "$queue_table"
+      measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$mysql_sink" --queue "$queue_table"
+      expect_rows "$1" "$queue_table" ;;
+    mysql_rowpump_job)
+      job_runs=$((job_runs + 1))
+      job_id="${job_prefix}_$job_runs"
+      fresh_queue "$queue_table"
+      clean_job "$job_id"
+      measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$mysql_sink" --queue "$queue_table" --job-id "$job_id"
+      expect_rows "$1" "$queue_table"
+      clean_job "$job_id" ;;
+    mysql_client)
+      fresh_queue "$insert_table"
+      run_stdin="$private_dir/insert.sql"
+      measure "$1" "$rows" mariadb --defaults-extra-file="$client_config" "$db_name"
+      run_stdin=/dev/null
+      expect_rows "the mariadb client" "$insert_table" ;;
+  esac
+}
+! section_on mysql || rounds mysql run_mysql mysql_rowpump mysql_rowpump_job mysql_client
+rm -f "$private_dir/insert.sql"
 
-  fresh_queue() {
-    sql "DROP TABLE IF EXISTS \`$1\`"
-    "$rowpump_bin" -q queue init --source "$mysql_sink" --queue "$1" >/dev/null
-  }
-  expect_rows() {
-    local count
-    count="$(sql "SELECT COUNT(*) FROM \`$2\`")"
-    [[ "$count" == "$table_rows" ]] || { log "$1 left $count rows in $2, expected $table_rows"; exit 1; }
-    sql "DROP TABLE \`$2\`"
-  }
-  run_mysql_side() {
-    case "$1" in
-      rowpump_mysql)
-        fresh_queue "$queue_table"
-        measure rowpump_mysql "$table_rows" "$rowpump_bin" -q backfill --table "$table" --sink "$mysql_sink" --queue "$queue_table"
-        expect_rows rowpump "$queue_table" ;;
-      client_insert)
-        fresh_queue "$insert_table"
-        run_stdin="$private_dir/insert.sql"
-        measure client_insert "$table_rows" mariadb --defaults-extra-file="$client_config" "$db_name"
-        run_stdin=/dev/null
-        expect_rows "the mariadb client" "$insert_table" ;;
-    esac
-  }
-  for ((round = 0; round < runs; ++round)); do
-    if ((round % 2 == 0)); then order="rowpump_mysql client_insert"; else order="client_insert rowpump_mysql"; fi
-    line="mysql round $((round + 1)):"
-    for name in $order; do
-      run_mysql_side "$name"
-      line+=" $name $(last_wall "$name") s;"
-    done
-    log "${line%;}"
+# ---- idin: id-in against keyset on a composite key --------------------------------------------------------
+run_idin() {
+  measure "$1" "$dept_emp_rows" "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "${1#idin_}" --format csv
+}
+if section_on idin; then
+  client_read "$dept_emp_table" "emp_no, dept_no" >/dev/null
+  for strategy in id-in keyset; do
+    expect_lines "rowpump read --strategy $strategy" "$((dept_emp_rows + 1))" \
+      "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "$strategy" --format csv
   done
+  rounds idin run_idin idin_id-in idin_keyset
+fi
+
+# ---- big: 4x the rows through rowpump -----------------------------------------------------------------
+if section_on big; then
+  client_read "$big_table" id >/dev/null
+  rounds big run_redis big_rowpump
 fi
 uptime_after="$(uptime_line)"
 
 # ---- results ----------------------------------------------------------------------------------------
-rp_wall="$(column_median rowpump 1)"
-rows_per_s() { awk -v n="$1" -v w="$2" 'BEGIN { printf "%.0f", n / w }'; }
-result_row() {  # label name rows ratio: one row of a results table
-  local label="$1" name="$2" rows="$3" ratio="$4"
-  awk -v l="$label" -v n="$rows" -v w="$(column_median "$name" 1)" -v x="$ratio" \
-      -v rss="$(column_median "$name" 2)" -v cpu="$(column_median "$name" 3)" -v srv="$(column_median "$name" 4)" \
-      -v runs="$(joined "$private_dir/$name.times")" \
-      'BEGIN { printf "| %s | %d | %.2f | %.0f | %.2fx | %.0f | %.2f | %.2f | %s |\n", l, n, w, n / w, x, rss / 1024, cpu, srv, runs }'
-}
-simple_wall="$(column_median simple 1)"
-simple_table_wall="$(awk -v w="$simple_wall" -v n="$simple_count" -v t="$table_rows" 'BEGIN { printf "%.2f", w * t / n }')"
-simple_label="\`php bench/peers/simple.php\` (buffered SELECT, 1 RPUSH per row)"
-((simple_count == table_rows)) || simple_label+=" on the first $simple_count rows; its time for the table extrapolated"
-human() { awk -v n="$1" 'BEGIN { if (n >= 1e6) printf "%gM", n / 1e6; else if (n >= 1e3) printf "%gk", n / 1e3; else printf "%d", n }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-verdict() { if awk -v v="$1" -v op="$2" -v g="$3" 'BEGIN { exit !((op == ">=") ? v >= g : v < g) }'; then echo met; else echo "**not met**"; fi; }
+measured() { [[ -s "$private_dir/$1.times" ]]; }
+median_of() { column_median "$1" "$2"; }
+column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
+rows_of() { head -n1 "$private_dir/$1.times" | cut -d' ' -f7; }
+rows_per_s() { awk -v n="$(rows_of "$1")" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+# ratio A B: A / B, or n/a when B is 0 (a CPU median can be 0 clock ticks in a small run).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+# speed NAME PEER: NAME's rows/s over PEER's (above 1: NAME is faster).
+speed() { calc "$(rows_per_s "$1") / $(rows_per_s "$2")"; }
+# time_ratio NAME PEER: NAME's median wall over PEER's.
+time_ratio() { calc "$(median_of "$1" 1) / $(median_of "$2" 1)"; }
 
-careful_ratio="$(ratio "$(column_median careful 1)" "$rp_wall")"
-mydumper_ratio="$(ratio "$(column_median mydumper 1)" "$rp_wall")"
-rss_max_kb="$(column_max rowpump 2)"
-[[ ! -s "$private_dir/big.times" ]] || rss_max_kb="$(cat "$private_dir/rowpump.times" "$private_dir/big.times" | cut -d' ' -f2 | sort -n | tail -n1)"
-rss_max_mb="$(awk -v k="$rss_max_kb" 'BEGIN { printf "%.0f", k / 1024 }')"
+table_head() {
+  echo "| tool | rows | wall s | rows/s | ratio vs the peer | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+}
+result_row() {  # LABEL NAME PEER
+  awk -v l="$1" -v n="$(rows_of "$2")" -v w="$(median_of "$2" 1)" -v x="$(speed "$2" "$3")" \
+      -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" \
+      -v rss="$(column_max "$2" 2)" -v runs="$(joined "$private_dir/$2.times")" \
+      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2fx | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, x, c, m, r, f, rss / 1024, runs }'
+}
+# verdict VALUE OP LIMIT
+verdict() { if awk -v v="$1" -v op="$2" -v g="$3" 'BEGIN { exit !((op == ">=") ? v >= g : (op == "<=") ? v <= g : v < g) }'; then echo met; else echo "**not met**"; fi; }
+goal_row() {  # GOAL MEASURED OP LIMIT, or GOAL "" when its item did not run
+  case "$2" in
+    "") echo "| $1 | not measured | |" ;;
+    n/a) echo "| $1 | n/a (the peer's figure is 0) | |" ;;
+    *) echo "| $1 | $2 | $(verdict "$2" "$3" "$4") |" ;;
+  esac
+}
+per_row() { awk -v c="$(median_of "$1" "$2")" -v n="$(rows_of "$1")" 'BEGIN { printf "%.3g", c / n * 1e6 }'; }
+
+redis_label="\`rowpump backfill --sink redis --queue KEY\` (default workers and ranges)"
+careful_label="\`php bench/peers/careful.php\` (unbuffered SELECT, RPUSH per 1000 rows)"
+file_label="\`rowpump backfill --sink file:PATH\` (NDJSON)"
+mydumper_label="\`mydumper -t $mydumper_threads -r $mydumper_chunk --no-schemas --no-locks\` (SQL files)"
+read_label="\`rowpump read --format csv${page_size:+ --page-size $page_size} > /dev/null\`"
+client_label="\`mariadb --quick -N -e 'SELECT * FROM $table ORDER BY id' > /dev/null\`"
+mysql_label="\`rowpump backfill --sink mysql --queue TABLE\`"
+mysql_job_label="\`rowpump backfill --sink mysql --queue TABLE --job-id ID\`"
+insert_label="\`mariadb < insert.sql\` ($insert_rows rows per INSERT, autocommit)"
+idin_label="\`rowpump read --strategy id-in --format csv > /dev/null\`"
+keyset_label="\`rowpump read --strategy keyset --format csv > /dev/null\`"
+big_label="\`rowpump backfill --sink redis\`, $big_rows rows of \`$big_table\`"
 
 {
-  echo "# rowpump backfill against its peers (issue 3)"
+  echo "# rowpump against its peers, every work item of issue 10"
   echo
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
   echo "$(uname -sr), $cores cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo); MariaDB $(sql 'SELECT VERSION()'),"
   echo "Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p'), PHP $(php -r 'echo PHP_VERSION;') (php-redis $(php -r 'echo phpversion("redis");')),"
   echo "$(mydumper --version 2>&1 | head -n1 | cut -d, -f1). Produced by \`bench/backfill_vs_peers.sh\`; servers and tools on the same machine."
+  ((small_rows == 0)) || echo "**Small mode** (ROWS=$small_rows): \`$table\`, the first $small_rows rows of sbtest1. Not the issue's sizes."
   echo
   echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo
-  echo "## $table_rows rows of \`$table\` into a Redis list"
-  echo
-  echo "Rounds: $runs, after a warm-up round; the order rotating each round; medians. Every run starts from an"
-  echo "empty list and is checked to leave exactly its rows in it. \"rowpump faster by\" = the command's"
-  echo "time for the whole table / rowpump's. RSS is the command's peak (GNU time); server CPU is MariaDB + Redis"
-  echo "during the run."
-  echo
-  echo "| command | rows | wall s | rows/s | rowpump faster by | peak RSS MB | user+sys CPU s | server CPU s | runs, wall s |"
-  echo "|---|---|---|---|---|---|---|---|---|"
-  result_row "\`rowpump backfill --sink redis --queue KEY\` (default workers and ranges)" rowpump "$table_rows" 1
-  result_row "\`php bench/peers/careful.php\` (unbuffered SELECT, RPUSH per 1000 rows)" careful "$table_rows" "$careful_ratio"
-  result_row "$simple_label" simple "$simple_count" "$(ratio "$simple_table_wall" "$rp_wall")"
-  result_row "\`mydumper -t $mydumper_threads -r $mydumper_chunk --no-schemas --no-locks\` to SQL files" mydumper "$table_rows" "$mydumper_ratio"
-  echo
-  echo "mydumper writes the rows as SQL text to files: no JSON, no queue; it is the floor of getting the rows out."
-  if [[ -s "$private_dir/big.times" ]]; then
+  echo "Per work item: a warm-up run of each tool, then $runs round(s), the order rotating each round; medians."
+  echo "Every run is checked to leave or print exactly its rows. rows/s = rows / median wall. Ratio vs the peer ="
+  echo "the tool's rows/s / the peer's (above 1: faster). Client CPU = user+sys of the command (GNU time); MariaDB"
+  echo "and Redis CPU = utime+stime of each server's /proc/PID/stat over the run; floor = (client + MariaDB +"
+  echo "Redis CPU) / $cores cores, the shortest wall time that CPU allows here. Peak RSS: the largest of the runs."
+  if measured redis_rowpump; then
     echo
-    echo "## $big_rows rows (\`$big_table\`, same schema) through rowpump"
+    echo "## Into a Redis list ($rows rows of \`$table\`)"
     echo
-    echo "| command | rows | wall s | rows/s | time / 1M-row median | peak RSS MB | user+sys CPU s | server CPU s | runs, wall s |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-    big_ratio="$(ratio "$(column_median big 1)" "$rp_wall")"
-    result_row "\`rowpump backfill --sink redis\`, $big_rows rows" big "$big_rows" "$big_ratio"
+    table_head
+    result_row "$redis_label" redis_rowpump redis_careful
+    result_row "$careful_label" redis_careful redis_careful
   fi
-  if [[ -s "$private_dir/rowpump_mysql.times" ]]; then
-    client_wall="$(column_median client_insert 1)"
+  if measured file_rowpump; then
     echo
-    echo "## $table_rows rows into a MySQL queue table"
+    echo "## Table to files ($rows rows)"
     echo
-    echo "Rounds: $runs, alternating; each run into an empty table made by \`rowpump queue init\`, checked to"
-    echo "hold every row afterwards. The client loads a file prepared beforehand (not timed) from rowpump's own"
-    echo "payloads: $insert_rows rows per \`INSERT INTO t (payload, available_at) VALUES (...), ...\`, autocommit."
-    echo
-    echo "| command | rows | wall s | rows/s | rows/s vs client | peak RSS MB | user+sys CPU s | server CPU s | runs, wall s |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-    mysql_ratio="$(ratio "$client_wall" "$(column_median rowpump_mysql 1)")"
-    result_row "\`rowpump backfill --sink mysql --queue TABLE\`" rowpump_mysql "$table_rows" "$mysql_ratio"
-    result_row "\`mariadb < insert.sql\` ($insert_rows rows per INSERT)" client_insert "$table_rows" 1
+    table_head
+    result_row "$file_label" file_rowpump file_mydumper
+    result_row "$mydumper_label" file_mydumper file_mydumper
   fi
+  if measured read_rowpump; then
+    echo
+    echo "## Full read to /dev/null ($rows rows)"
+    echo
+    table_head
+    result_row "$read_label" read_rowpump read_client
+    result_row "$client_label" read_client read_client
+  fi
+  if measured mysql_rowpump; then
+    echo
+    echo "## Into a MySQL queue table ($rows rows)"
+    echo
+    echo "Each run into an empty table made by \`rowpump queue init\`, checked to hold every row afterwards; each"
+    echo "--job-id run with a fresh job id, its state deleted afterwards. The client loads a file prepared"
+    echo "beforehand (not timed) from rowpump's own payloads: \`INSERT INTO t (payload, available_at) VALUES (...), ...\`."
+    echo
+    table_head
+    result_row "$mysql_label" mysql_rowpump mysql_client
+    result_row "$mysql_job_label" mysql_rowpump_job mysql_client
+    result_row "$insert_label" mysql_client mysql_client
+  fi
+  if measured idin_id-in; then
+    echo
+    echo "## id-in against keyset on a composite key ($dept_emp_rows rows of \`$dept_emp_table\`)"
+    echo
+    echo "PRIMARY KEY (emp_no, dept_no), KEY dept_no (dept_no): an employees-style dept_emp made by the script."
+    echo
+    table_head
+    result_row "$idin_label" idin_id-in idin_keyset
+    result_row "$keyset_label" idin_keyset idin_keyset
+  fi
+  if measured big_rowpump; then
+    echo
+    echo "## $big_rows rows (\`$big_table\`, sbtest1's schema) into a Redis list"
+    echo
+    big_peer=big_rowpump
+    if measured redis_rowpump; then
+      big_peer=redis_rowpump
+      echo "The peer is rowpump's own run on $rows rows above."
+    else
+      echo "Without the redis item there is no $rows-row run to compare with."
+    fi
+    echo
+    table_head
+    result_row "$big_label" big_rowpump "$big_peer"
+  fi
+
   echo
-  echo "## Goals"
+  echo "## Goals (issue 10)"
   echo
   echo "| goal | measured | |"
   echo "|---|---|---|"
-  echo "| rowpump >= 1.5x faster than careful.php | ${careful_ratio}x | $(verdict "$careful_ratio" '>=' 1.5) |"
-  echo "| rowpump >= 1.3x faster than mydumper -t $mydumper_threads | ${mydumper_ratio}x | $(verdict "$mydumper_ratio" '>=' 1.3) |"
-  echo "| rowpump peak RSS < 100 MB (largest of its runs) | $rss_max_mb MB | $(verdict "$rss_max_mb" '<' 100) |"
-  if [[ -s "$private_dir/big.times" ]]; then
-    echo "| $big_rows rows < 4.4x the 1M-row time | ${big_ratio}x | $(verdict "$big_ratio" '<' 4.4) |"
+  v1="" v2="" v3="" v4="" v5="" v6="" v7="" v8="" v9=""
+  if measured redis_rowpump; then
+    v1="$(speed redis_rowpump redis_careful)"
+    v2="$(ratio "$(median_of redis_rowpump 3)" "$(median_of redis_careful 3)")"
   fi
-  [[ -z "${mysql_ratio:-}" ]] || echo "| MySQL queue: rowpump rows/s / client INSERT rows/s (no goal set) | ${mysql_ratio}x | |"
+  if measured file_rowpump; then
+    v3="$(speed file_rowpump file_mydumper)"
+    v4="$(ratio "$(calc "$(median_of file_rowpump 4) / $(rows_of file_rowpump) * 1e6")" \
+                "$(calc "$(median_of file_mydumper 4) / $(rows_of file_mydumper) * 1e6")")"
+  fi
+  measured read_rowpump && v5="$(time_ratio read_rowpump read_client)"
+  if measured mysql_rowpump; then
+    v6="$(speed mysql_rowpump mysql_client)"
+    v7="$(speed mysql_rowpump_job mysql_client)"
+  fi
+  measured idin_id-in && v8="$(time_ratio idin_id-in idin_keyset)"
+  rss_kb=0
+  for name in redis_rowpump file_rowpump read_rowpump mysql_rowpump mysql_rowpump_job idin_id-in idin_keyset big_rowpump; do
+    if measured "$name"; then rss_kb="$(printf '%s\n%s\n' "$rss_kb" "$(column_max "$name" 2)" | sort -n | tail -n1)"; fi
+  done
+  ((rss_kb == 0)) || v9="$(awk -v k="$rss_kb" 'BEGIN { printf "%.0f", k / 1024 }')"
+  goal_row "into Redis: rowpump rows/s / careful.php's >= 1.5" "$v1" '>=' 1.5
+  goal_row "into Redis: rowpump client CPU / careful.php's <= 0.5" "$v2" '<=' 0.5
+  goal_row "to files: rowpump rows/s / mydumper's >= 1.0" "$v3" '>=' 1.0
+  goal_row "to files: rowpump MariaDB CPU per row / mydumper's <= 1.1" "$v4" '<=' 1.1
+  goal_row "read: rowpump read --format csv wall / mariadb --quick wall <= 0.6" "$v5" '<=' 0.6
+  goal_row "MySQL queue: rowpump rows/s / the client's >= 1.5" "$v6" '>=' 1.5
+  goal_row "MySQL queue: rowpump --job-id rows/s / the client's >= 1.5" "$v7" '>=' 1.5
+  goal_row "id-in wall / keyset wall on $dept_emp_table <= 3" "$v8" '<=' 3
+  goal_row "rowpump peak RSS < 100 MB (largest of all its runs above), MB" "$v9" '<' 100
+  if measured big_rowpump && measured redis_rowpump; then
+    # 4.2x for 4x the rows: the same 5% allowance over linear for another BENCH_BIG_ROWS.
+    big_limit="$(calc "1.05 * $big_rows / $rows")"
+    goal_row "$big_rows rows wall / $rows rows wall <= $big_limit" "$(time_ratio big_rowpump redis_rowpump)" '<=' "$big_limit"
+  else
+    goal_row "4x the rows wall / the rows wall <= 4.2" ""
+  fi
   echo
-  echo "![rows per second per tool](backfill_vs_peers.png)"
+  echo "![rows per second and CPU per million rows, per tool and work item](backfill_vs_peers.png)"
 } >"$private_dir/results.md"
 
-# Chart data: label, rows/s (median), bar colour.
+# Chart data: label, rows/s, client, MariaDB and Redis CPU s per million rows, bar colour.
+chart_line() {  # LABEL NAME COLOUR
+  measured "$2" || return 0
+  printf '"%s" %s %s %s %s 0x%s\n' "$1" "$(rows_per_s "$2")" "$(per_row "$2" 3)" "$(per_row "$2" 4)" "$(per_row "$2" 5)" "$3"
+}
 {
-  echo "# $(date -u '+%Y-%m-%d %H:%M UTC') bench/backfill_vs_peers.sh: label, rows per second (median), colour"
-  printf '"%s" %s 0x%s\n' "rowpump -> Redis" "$(rows_per_s "$table_rows" "$rp_wall")" 1f5fbf
-  [[ ! -s "$private_dir/big.times" ]] ||
-    printf '"%s" %s 0x%s\n' "rowpump -> Redis, $(human "$big_rows") rows" "$(rows_per_s "$big_rows" "$(column_median big 1)")" 5a8fe0
-  printf '"%s" %s 0x%s\n' "careful.php -> Redis" "$(rows_per_s "$table_rows" "$(column_median careful 1)")" 9a9a9a
-  if ((simple_count == table_rows)); then simple_chart="simple.php -> Redis"; else simple_chart="simple.php -> Redis (first $(human "$simple_count") rows)"; fi
-  printf '"%s" %s 0x%s\n' "$simple_chart" "$(rows_per_s "$simple_count" "$simple_wall")" 9a9a9a
-  printf '"%s" %s 0x%s\n' "mydumper -t $mydumper_threads -> files" "$(rows_per_s "$table_rows" "$(column_median mydumper 1)")" 9a9a9a
-  if [[ -s "$private_dir/rowpump_mysql.times" ]]; then
-    printf '"%s" %s 0x%s\n' "rowpump -> MySQL queue" "$(rows_per_s "$table_rows" "$(column_median rowpump_mysql 1)")" 1f5fbf
-    printf '"%s" %s 0x%s\n' "mariadb INSERT file -> table" "$(rows_per_s "$table_rows" "$(column_median client_insert 1)")" 9a9a9a
-  fi
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC') bench/backfill_vs_peers.sh: label, rows/s (median), CPU s per 1M rows (client, MariaDB, Redis), colour"
+  chart_line "Redis list: rowpump" redis_rowpump 1f5fbf
+  chart_line "Redis list: careful.php" redis_careful 9a9a9a
+  chart_line "files: rowpump NDJSON" file_rowpump 1f5fbf
+  chart_line "files: mydumper -t $mydumper_threads" file_mydumper 9a9a9a
+  chart_line "read: rowpump csv" read_rowpump 1f5fbf
+  chart_line "read: mariadb --quick" read_client 9a9a9a
+  chart_line "MySQL queue: rowpump" mysql_rowpump 1f5fbf
+  chart_line "MySQL queue: rowpump --job-id" mysql_rowpump_job 5a8fe0
+  chart_line "MySQL queue: mariadb INSERTs" mysql_client 9a9a9a
+  chart_line "dept_emp: rowpump id-in" idin_id-in 1f5fbf
+  chart_line "dept_emp: rowpump keyset" idin_keyset 5a8fe0
+  chart_line "Redis list: rowpump, $(awk -v n="$big_rows" 'BEGIN { printf (n >= 1e6) ? "%gM" : "%gk", (n >= 1e6) ? n / 1e6 : n / 1e3 }') rows" big_rowpump 5a8fe0
 } >"$private_dir/chart.dat"
 
 results_dir="$(dirname "$results")"
+data="${results%.md}.dat"
 chart="${results%.md}.png"
 mkdir -p "$results_dir"
 cp "$private_dir/results.md" "$results"
-cp "$private_dir/chart.dat" "${results%.md}.dat"
+cp "$private_dir/chart.dat" "$data"
 terminal=png
 gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && terminal="pngcairo font 'sans,10'"
-bars="$(grep -vc '^#' "$private_dir/chart.dat")"
+bars="$(grep -vc '^#' "$data")"
+# Left: rows/s per tool; right: the CPU each process spent per million rows, stacked (client, MariaDB, Redis).
 gnuplot <<EOF
-set terminal $terminal size 900,$((120 + 42 * bars))
+set terminal $terminal size 1200,$((150 + 36 * bars))
 set output '$chart'
-set title "rowpump backfill vs peers, $(human "$table_rows")-row $table unless noted: median of $runs run(s), $(date -u +%Y-%m-%d)"
-set xlabel "thousand rows per second (higher is better)"
+set multiplot title "rowpump vs peers per work item, $(awk -v n="$rows" 'BEGIN { printf "%g", n }') rows unless noted: medians of $runs run(s), $(date -u +%Y-%m-%d)"
+set termoption noenhanced
 set style fill solid 0.9 border -1
 set yrange [$bars - 0.4:-0.6]
-set xrange [0:*]
-set offsets 0, graph 0.12, 0, 0
-set grid xtics
 set ytics nomirror scale 0
+set grid xtics
+set xrange [0:*]
+set tmargin 4
+set bmargin 4
+set origin 0, 0
+set size 0.62, 1
+set lmargin 30
+set rmargin 2
 unset key
-plot '${results%.md}.dat' using (\$2 / 2000):0:(0):(\$2 / 1000):(\$0 - 0.35):(\$0 + 0.35):3:ytic(1) with boxxyerror lc rgb variable, \
+set xlabel "thousand rows per second (higher is better)"
+set offsets 0, graph 0.15, 0, 0
+plot '$data' using (\$2 / 2000):0:(0):(\$2 / 1000):(\$0 - 0.35):(\$0 + 0.35):6:ytic(1) with boxxyerror lc rgb variable, \
      '' using (\$2 / 1000):0:(sprintf(" %.0fk", \$2 / 1000)) with labels left
+set origin 0.62, 0
+set size 0.38, 1
+set lmargin 1
+set format y ""
+set offsets 0, graph 0.05, 0, 0
+set xlabel "CPU s per million rows (client + MariaDB + Redis)"
+set key top right opaque
+plot '$data' using (\$3 / 2):0:(0):3:(\$0 - 0.35):(\$0 + 0.35) with boxxyerror lc rgb '#1f5fbf' title 'client', \
+     '' using 3:0:3:(\$3 + \$4):(\$0 - 0.35):(\$0 + 0.35) with boxxyerror lc rgb '#e08a1f' title 'MariaDB', \
+     '' using 3:0:(\$3 + \$4):(\$3 + \$4 + \$5):(\$0 - 0.35):(\$0 + 0.35) with boxxyerror lc rgb '#c0392b' title 'Redis'
+unset multiplot
 EOF
 cat "$results"
-log "written to $results, ${results%.md}.dat and $chart"
+log "written to $results, $data and $chart"

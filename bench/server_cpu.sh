@@ -29,14 +29,14 @@ require_rowpump "$rowpump_bin"
 command -v php >/dev/null || { log "php is not installed (scripts/setup.sh --bench)"; exit 2; }
 time_bin=/usr/bin/time
 [[ -x "$time_bin" ]] || { log "GNU time is not installed (scripts/setup.sh --bench)"; exit 2; }
-mariadb_pid="${BENCH_MARIADB_PID:-$(service_pid mariadb)}"
-redis_pid="${BENCH_REDIS_PID:-$(service_pid redis)}"
-[[ -n "$mariadb_pid" && -n "$redis_pid" ]] ||
-  { log "the servers' pids are not known: set BENCH_MARIADB_PID and BENCH_REDIS_PID"; exit 2; }
 
 make_private_dir rp_bench_server_cpu
 mysql_connection
 redis_connection
+mariadb_pid="$(server_pid mariadb)"
+redis_pid="$(server_pid redis)"
+[[ -n "$mariadb_pid" && -n "$redis_pid" ]] ||
+  { log "the servers' pids are not known: set BENCH_MARIADB_PID and BENCH_REDIS_PID"; exit 2; }
 rowpump_password_files
 trap 'redis DEL "$key" >/dev/null 2>&1 || true; rm -rf "$private_dir"' EXIT
 "$root/bench/sysbench_table.sh"

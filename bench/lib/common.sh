@@ -140,6 +140,27 @@ service_pid() {
   if [[ -n "$pid" && -r "/proc/$pid/stat" ]]; then echo "$pid"; fi
 }
 
+# server_pid mariadb|redis: the local server's pid, from BENCH_MARIADB_PID / BENCH_REDIS_PID, else the pid
+# file of scripts/services.sh, else the server's own answer (@@pid_file for MariaDB, INFO server's
+# process_id for Redis); nothing unless /proc/PID is a mariadbd/mysqld or redis-server process, as a
+# remote server's pid would count some other process's CPU. Needs mysql_connection / redis_connection.
+server_pid() {
+  local pid="" comm
+  case "$1" in
+    mariadb)
+      pid="${BENCH_MARIADB_PID:-$(service_pid mariadb)}"
+      [[ -n "$pid" ]] || pid="$(tr -dc 0-9 2>/dev/null <"$(sql 'SELECT @@pid_file' 2>/dev/null)" || true)" ;;
+    redis)
+      pid="${BENCH_REDIS_PID:-$(service_pid redis)}"
+      [[ -n "$pid" ]] || pid="$(redis INFO server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p')" ;;
+  esac
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 0
+  comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
+  case "$1:$comm" in
+    mariadb:mariadbd | mariadb:mysqld | redis:redis-server) echo "$pid" ;;
+  esac
+}
+
 # cpu_ticks PID...: the CPU the processes have used (utime + stime, fields 14 and 15 of /proc/PID/stat,
 # counted after the command name), in clock ticks, summed; 0 for none.
 cpu_ticks() {

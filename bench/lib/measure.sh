@@ -1,0 +1,55 @@
+# shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
+# Sourced after lib/common.sh: one measured run of a command, with what every process involved spent on it.
+#
+#   measure_setup                  finds the MariaDB and Redis server pids (exits 2 when either is unknown)
+#   measure NAME ROWS COMMAND...   runs COMMAND once; stdin from $run_stdin, stdout to $run_stdout
+#                                  (both /dev/null unless set), and appends one line to
+#                                  $private_dir/NAME.times:
+#
+#     wall_s peak_rss_kb client_cpu_s mariadb_cpu_s redis_cpu_s floor_s rows
+#
+# wall is taken around the command with a nanosecond clock (GNU time's %e has centiseconds, too coarse for a
+# small run); the client's user+sys CPU and peak RSS come from GNU time, and they cover the command and the
+# children it waited for; each server's CPU is utime + stime of its /proc/PID/stat, every thread, read before
+# and after. floor = (client + MariaDB + Redis CPU) / cores: no run can finish sooner on this machine, even
+# with perfect parallelism. The servers' counters also count what other sessions made them do meanwhile.
+
+measure_setup() {
+  time_bin=/usr/bin/time
+  [[ -x "$time_bin" ]] || { log "$time_bin is missing: install the Debian package time (scripts/setup.sh --bench)"; exit 2; }
+  mariadb_pid="$(server_pid mariadb)"
+  redis_pid="$(server_pid redis)"
+  if [[ -z "$mariadb_pid" || -z "$redis_pid" ]]; then
+    log "the pid of the local ${mariadb_pid:+Redis}${mariadb_pid:-MariaDB} server is not known, so its CPU cannot be read:"
+    log "set BENCH_MARIADB_PID and BENCH_REDIS_PID (or ROWPUMP_STATE_DIR, where scripts/services.sh keeps them)"
+    exit 2
+  fi
+  clock_ticks="$(getconf CLK_TCK)"
+  cores="$(nproc)"
+  run_stdin=/dev/null
+  run_stdout=/dev/null
+}
+
+measure() {
+  local name="$1" rows="$2" mariadb_before redis_before mariadb_after redis_after started ended rss user sys
+  shift 2
+  mariadb_before="$(cpu_ticks "$mariadb_pid")"
+  redis_before="$(cpu_ticks "$redis_pid")"
+  started="$(date +%s.%N)"
+  if ! "$time_bin" -o "$private_dir/time" -f '%M %U %S' "$@" <"$run_stdin" >"$run_stdout" 2>"$private_dir/stderr"; then
+    log "$name failed:"
+    sed 's/^/  /' "$private_dir/stderr" >&2
+    exit 1
+  fi
+  ended="$(date +%s.%N)"
+  mariadb_after="$(cpu_ticks "$mariadb_pid")"
+  redis_after="$(cpu_ticks "$redis_pid")"
+  read -r rss user sys <"$private_dir/time"
+  awk -v a="$started" -v b="$ended" -v rss="$rss" -v u="$user" -v s="$sys" -v hz="$clock_ticks" -v n="$rows" \
+      -v m="$((mariadb_after - mariadb_before))" -v r="$((redis_after - redis_before))" -v cores="$cores" \
+      'BEGIN { c = u + s; printf "%.3f %d %.2f %.2f %.2f %.3f %d\n", b - a, rss, c, m / hz, r / hz, (c + m / hz + r / hz) / cores, n }' \
+      >>"$private_dir/$name.times"
+}
+
+# last_wall NAME: the wall time of NAME's latest run.
+last_wall() { tail -n1 "$private_dir/$1.times" | cut -d' ' -f1; }
