@@ -20,9 +20,9 @@ enum class ColumnKind {
     datetime,          // DATETIME, TIMESTAMP
     time,
     text,              // CHAR, VARCHAR, TEXT, ENUM, SET
-    binary,            // BINARY, VARBINARY, BLOB
+    binary,            // BINARY, VARBINARY, BLOB, and spatial types (SRID + WKB)
     json,
-    other,             // spatial and anything unknown: read as text
+    other,             // anything unknown: read as text
 };
 
 struct Column {

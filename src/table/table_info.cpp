@@ -25,7 +25,11 @@ std::string TableInfo::quoted_name() const {
 ColumnKind column_kind(const std::string& data_type, const std::string& column_type) {
     static const char* integers[] = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"};
     static const char* texts[] = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"};
-    static const char* binaries[] = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"};
+    // Spatial values reach the client as the server's internal bytes (a 4-byte SRID, then WKB): binary.
+    static const char* binaries[] = {"binary",     "varbinary",       "tinyblob",        "blob",
+                                     "mediumblob", "longblob",        "geometry",        "point",
+                                     "linestring", "polygon",         "multipoint",      "multilinestring",
+                                     "multipolygon", "geometrycollection", "geomcollection"};
     auto is_one_of = [&](const auto& names) {
         return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return data_type == n; });
     };
