@@ -23,17 +23,16 @@ void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page)
                           error.index());
 }
 
-EncodedPage PageEncoder::encode(const Page& page) const {
-    EncodedPage encoded;
-    encoded.messages.resize(page.row_count());
+void PageEncoder::encode(const Page& page, EncodedPage& into) const {
+    into.messages.resize(page.row_count());
     const auto now = std::chrono::system_clock::now();
     for (std::size_t row = 0; row < page.row_count(); ++row) {
-        Message& message = encoded.messages[row];
+        Message& message = into.messages[row];
+        message.payload.clear();
         encoder_.encode(page, row, message.payload);
         router_.route(page, row, message, now);
     }
-    encoded.last_key = page.last_key();
-    return encoded;
+    into.last_key = page.last_key();
 }
 
 StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
@@ -44,8 +43,9 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
     std::exception_ptr write_failure;
     std::thread writer([&] {
         try {
+            EncodedPage encoded;
             while (auto page = queue.pop()) {
-                const EncodedPage encoded = encoder.encode(*page);
+                encoder.encode(*page, encoded);
                 try {
                     if (!hooks.write(encoded)) {
                         refused.store(true);

@@ -23,7 +23,9 @@ struct EncodedPage {
 class PageEncoder {
 public:
     PageEncoder(const RowEncoder& encoder, const Router& router) : encoder_(encoder), router_(router) {}
-    EncodedPage encode(const Page& page) const;
+    // Encodes `page` into `into`, whose messages keep their buffers from the page before: a steady stream
+    // of pages allocates nothing for payloads.
+    void encode(const Page& page, EncodedPage& into) const;
 
 private:
     const RowEncoder& encoder_;
