@@ -50,7 +50,10 @@ struct ReadSpec {
     PagingStrategy strategy = PagingStrategy::keyset;
     NullKeys null_keys = NullKeys::refuse;
 
-    std::size_t page_size = 1000;  // the first page's size
+    // The first page's size. Each page is a statement the server parses and plans: on a 1M-row table,
+    // 5000-row pages cost MariaDB 0.54 s of CPU against 0.64 s for 1000-row pages, and a page of 5000
+    // rows still takes only milliseconds.
+    std::size_t page_size = 5000;
     // Adaptive page size: aim for this much time per page, within [min_page_size, max_page_size].
     // A zero target keeps page_size fixed.
     std::chrono::milliseconds target_page_time{0};

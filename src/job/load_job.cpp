@@ -13,7 +13,7 @@
 //     where: "status = 'paid'"       # optional SQL condition
 //     strategy: keyset               # keyset | deferred-join | id-in | offset
 //     null_keys: refuse              # refuse | first
-//     page_size: 5000                # first page's rows (default 1000)
+//     page_size: 5000                # first page's rows (default 5000)
 //     page_time_ms: 250              # adaptive target time per page (default 250; 0: fixed page size)
 //     max_page_size: 5000            # largest adaptive page (default 5000, at least page_size)
 //   partitions:

@@ -309,7 +309,7 @@ TEST_F(JobYamlTest, MissingSectionAndQueue) {
     {
         TempJob job(std::string(minimal_source) + "  page_size:\nsink:\n  uri: stdout\n");
         const JobSpec spec = load_job(job.path());  // an empty value is the default
-        EXPECT_EQ(spec.read.page_size, 1000u);
+        EXPECT_EQ(spec.read.page_size, ReadSpec{}.page_size);
     }
 }
 
