@@ -1,11 +1,18 @@
 #include "redis/connection.hpp"
 
+// sds.h has no C++ guard, and hiredis.h includes it outside its own: first, then, and as C.
+extern "C" {
+#include <hiredis/sds.h>
+}
 #include <hiredis/hiredis.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
 #include <thread>
 
 #include "log.hpp"
@@ -97,6 +104,38 @@ Reply copy_reply(const redisReply& reply) {
     return out;
 }
 
+char* append_length(char* out, char marker, std::size_t length) {
+    *out++ = marker;
+    out = std::to_chars(out, out + 20, length).ptr;
+    *out++ = '\r';
+    *out++ = '\n';
+    return out;
+}
+
+// Writes one command in the Redis protocol (RESP) straight into hiredis's output buffer, which
+// redisGetReply sends. redisAppendCommandArgv would build it in a buffer of its own first, formatting
+// each length with sdscatfmt, and then copy it over: for a batch of payloads, that was a sixth of the
+// client's CPU.
+void append_command(redisContext& context, std::span<const std::string_view> argv) {
+    constexpr std::size_t framing = 1 + 20 + 2;  // marker, the longest length, CRLF
+    std::size_t total = framing;
+    for (std::string_view arg : argv) total += framing + arg.size() + 2;
+    if (total > INT_MAX) throw QueueError("a Redis command of " + std::to_string(total) + " bytes is too large", false);
+    sds buffer = sdsMakeRoomFor(context.obuf, total);
+    if (buffer == nullptr) throw std::bad_alloc();
+    context.obuf = buffer;
+    char* const start = buffer + sdslen(buffer);
+    char* out = append_length(start, '*', argv.size());
+    for (std::string_view arg : argv) {
+        out = append_length(out, '$', arg.size());
+        if (!arg.empty()) std::memcpy(out, arg.data(), arg.size());
+        out += arg.size();
+        *out++ = '\r';
+        *out++ = '\n';
+    }
+    sdsIncrLen(buffer, static_cast<int>(out - start));
+}
+
 // "it has databases 0-15", from CONFIG GET databases; what the server said when CONFIG is not allowed.
 std::string database_range(Connection& connection) {
     try {
@@ -184,15 +223,6 @@ void Connection::login() {
 
 void Connection::reconnect() { open(); }
 
-void Connection::store_argv(std::span<const std::string_view> argv) {
-    argv_.clear();
-    argv_lengths_.clear();
-    for (std::string_view arg : argv) {
-        argv_.push_back(arg.data());
-        argv_lengths_.push_back(arg.size());
-    }
-}
-
 void Connection::throw_connection_lost(std::string_view during) {
     std::string reason = context_ ? context_->errstr : "connection closed";
     if (reason.empty()) reason = "connection closed";
@@ -221,10 +251,7 @@ void Connection::append(std::initializer_list<std::string_view> argv) {
 
 void Connection::append(std::span<const std::string_view> argv) {
     if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
-    store_argv(argv);
-    if (redisAppendCommandArgv(context_.get(), static_cast<int>(argv_.size()), argv_.data(),
-                               argv_lengths_.data()) != REDIS_OK)
-        throw_connection_lost(argv.empty() ? "a command" : argv.front());
+    append_command(*context_, argv);
     ++pending_replies_;
 }
 

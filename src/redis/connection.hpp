@@ -90,7 +90,6 @@ private:
     Connection(RedisOptions options, std::chrono::milliseconds command_timeout, DeferredTag);
     void open();
     void login();
-    void store_argv(std::span<const std::string_view> argv);
     [[noreturn]] void throw_connection_lost(std::string_view during);
     void wait_before_retry(const QueueError& error, int attempt, const RetryDeadline& deadline) const;
 
@@ -98,9 +97,6 @@ private:
     std::chrono::milliseconds command_timeout_;
     std::unique_ptr<redisContext, ContextDeleter> context_;
     std::size_t pending_replies_ = 0;
-    // Reused for every command, so a pipelined write costs no allocation per argument.
-    std::vector<const char*> argv_;
-    std::vector<std::size_t> argv_lengths_;
 };
 
 }  // namespace rowpump::redis
