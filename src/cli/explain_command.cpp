@@ -58,6 +58,7 @@ int run_explain(const ExplainOptions& options) {
                 to_string(explanation.strategy).c_str(), explanation.ranges.size(),
                 to_string(explanation.partition_strategy).c_str(),
                 static_cast<unsigned long long>(explanation.estimated_rows));
+    std::printf("%s\n", explanation.planning.c_str());
     for (std::size_t i = 0; i < explanation.ranges.size(); ++i) {
         const auto& range = explanation.ranges[i];
         std::printf("\nrange %zu [%s, %s) ~%llu rows\n", i, bound(range.partition.range.lo, "start").c_str(),

@@ -31,6 +31,7 @@ int print_plan(const JobSpec& spec) {
     std::printf("%zu ranges, ~%llu rows, %zu workers, sink %s%s%s (dry run: nothing written)\n",
                 partitions.partitions.size(), static_cast<unsigned long long>(partitions.estimated_rows), workers,
                 redact_url(spec.sink.uri).c_str(), spec.sink.queue.empty() ? "" : " queue ", spec.sink.queue.c_str());
+    std::printf("%s\n", describe_planning(partitions).c_str());
     if (!spec.job_id.empty())
         std::printf("job id %s%s\n", spec.job_id.c_str(), spec.resume ? " (resume)" : "");
     for (std::size_t i = 0; i < partitions.partitions.size(); ++i) {

@@ -103,6 +103,7 @@ std::string as_table(const PartitionPlan& plan, std::uint64_t null_key_rows) {
            std::to_string(plan.estimated_rows) + " rows" +
            (null_key_rows ? ", of which " + std::to_string(null_key_rows) + " with a NULL key are read by range 1" : "") +
            "\n";
+    out += describe_planning(plan) + "\n";
     return out;
 }
 

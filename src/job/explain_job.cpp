@@ -108,6 +108,7 @@ JobExplanation explain_job(const JobSpec& spec) {
     out.strategy = plan.spec.strategy;
     out.partition_strategy = partitions.strategy;
     out.estimated_rows = partitions.estimated_rows;
+    out.planning = describe_planning(partitions);
     mysql::Connection connection(spec.mysql);
     const PageSql sql(plan);
     for (const auto& partition : partitions.partitions)

@@ -34,6 +34,7 @@ struct JobExplanation {
     PagingStrategy strategy = PagingStrategy::keyset;
     PartitionStrategy partition_strategy = PartitionStrategy::balanced;
     std::uint64_t estimated_rows = 0;
+    std::string planning;  // how the ranges were planned and what it took
     std::vector<ExplainedRange> ranges;
 };
 

@@ -41,6 +41,7 @@ PartitionPlan plan_minmax(KeyIndex& index, const ReadPlan& plan, std::size_t cou
 
     PartitionPlan result;
     result.strategy = PartitionStrategy::minmax;
+    result.method = "arithmetic between the key's ends; rows by index estimates";
     // Each range's rows are the optimizer's estimate for it (EXPLAIN: index dives, no scan), so uneven
     // ranges show as uneven. InnoDB never estimates below one row; a bounded count tells 0 from 1.
     for (auto& range : ranges_between(points)) {

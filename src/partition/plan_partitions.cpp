@@ -23,6 +23,10 @@ std::string to_string(PartitionStrategy strategy) {
     return "?";
 }
 
+std::string describe_planning(const PartitionPlan& plan) {
+    return "planned in " + std::to_string(plan.planning_time.count()) + " ms from " + plan.method;
+}
+
 namespace {
 constexpr std::chrono::seconds planning_read_timeout{600};
 }  // namespace
@@ -36,9 +40,14 @@ PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, s
     MySqlOptions planning = mysql;
     if (planning.read_timeout.count() > 0)
         planning.read_timeout = std::max(planning.read_timeout, planning_read_timeout);
+    const auto started = std::chrono::steady_clock::now();
     mysql::Connection connection(planning);
     KeyIndex index(connection, plan);
-    return strategy == PartitionStrategy::minmax ? plan_minmax(index, plan, count) : plan_balanced(index, plan, count);
+    PartitionPlan result =
+        strategy == PartitionStrategy::minmax ? plan_minmax(index, plan, count) : plan_balanced(index, plan, count);
+    result.planning_time =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    return result;
 }
 
 }  // namespace rowpump

@@ -52,6 +52,13 @@ const std::map<std::string, TableDefinition> definitions{
                  "SELECT 100000 + seq * 20000000, 9900 + seq FROM seq_1_to_100"}}},
     {"nullable", {"id INT NOT NULL PRIMARY KEY, u INT NULL UNIQUE, rowid INT NOT NULL",
                   {"SELECT seq, IF(seq % 10 = 0, NULL, seq * 3), seq FROM seq_1_to_2000"}}},
+    // Half the rows dense, half spread a thousand keys apart: InnoDB counts the short ranges of the
+    // sparse half exactly but doubles its extrapolation for the long ones of the dense half.
+    {"mixed", {"id BIGINT NOT NULL PRIMARY KEY, rowid INT NOT NULL",
+               {"SELECT seq, seq FROM seq_1_to_30000", "SELECT 1000000 + seq * 1000, 30000 + seq FROM seq_1_to_30000"}}},
+    // Large enough that the estimated planner's exact counts are a small part of it.
+    {"wide", {"id INT UNSIGNED NOT NULL PRIMARY KEY, rowid INT NOT NULL, pad CHAR(100) NOT NULL",
+              {"SELECT seq * 3, seq, SHA1(seq) FROM seq_1_to_200000"}}},
     {"empty", {"id INT NOT NULL PRIMARY KEY, rowid INT NOT NULL", {}}},
     {"one", {"id INT NOT NULL PRIMARY KEY, rowid INT NOT NULL", {"VALUES (42, 1)"}}},
 };
@@ -302,6 +309,64 @@ TEST_F(PartitionTest, SampledWalkCoversEveryRowAndBalances) {
             }
         }
     }
+}
+
+// The planner from index estimates, called directly so that tables well below its size threshold take it:
+// every row is read exactly once, ranges hold about the same rows, and the estimates are near the truth.
+TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
+    for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "one", "empty"}) {
+        auto plan = plan_for(tables()[base]);
+        const auto total = expected_rows(*plan).size();
+        KeyIndex index(tables().connection(), *plan);
+        std::vector<std::size_t> counts{1, 2, 3, 7, 16, 99};
+        if (total < 20000) counts.push_back(1000);       // each range is read by its own reader
+        if (total < 100) counts.push_back(total + 5);  // more ranges than rows
+        for (std::size_t count : counts) {
+            SCOPED_TRACE(std::string(base) + " by estimates into " + std::to_string(count));
+            const auto partitions = plan_by_estimates(index, *plan, count);
+            check_chained(partitions, count);
+            const auto rows = read_exactly_once(plan, ranges_of(partitions));
+            if (total >= 1000) {
+                EXPECT_NEAR(static_cast<double>(partitions.estimated_rows), static_cast<double>(total), 0.1 * static_cast<double>(total));
+            }
+            if (total >= 100 * count) {
+                EXPECT_EQ(partitions.partitions.size(), count);
+                const double mean = static_cast<double>(total) / static_cast<double>(rows.size());
+                EXPECT_LE(static_cast<double>(*std::max_element(rows.begin(), rows.end())), 1.25 * mean);
+            }
+        }
+    }
+}
+
+// Planning from estimates reads a small part of the table: the handler reads of the planning session
+// (index dives are not handler reads; the exact counts and the two index ends are).
+TEST_F(PartitionTest, EstimatesReadUnderOnePercentOfTheRows) {
+    auto plan = plan_for(tables()["wide"]);
+    auto& connection = tables().connection();
+    auto handler_reads = [&] {
+        auto result = connection.query("SHOW SESSION STATUS LIKE 'Handler_read%'");
+        std::uint64_t sum = 0;
+        while (result.next()) sum += result.uint64(2);
+        return sum;
+    };
+    KeyIndex index(connection, *plan);
+    for (std::size_t count : {2, 32}) {
+        const auto before = handler_reads();
+        const auto partitions = plan_by_estimates(index, *plan, count);
+        const auto reads = handler_reads() - before;
+        EXPECT_EQ(partitions.partitions.size(), count);
+        EXPECT_LT(reads, 200000 / 100) << count << " partitions";
+        EXPECT_NE(partitions.method.find("index estimates"), std::string::npos) << partitions.method;
+    }
+}
+
+// Past the size threshold, plan_partitions takes the estimates by itself and says so.
+TEST_F(PartitionTest, LargeIntegerKeyedTablesArePlannedFromEstimates) {
+    auto plan = plan_for(tables()["wide"]);
+    const auto partitions = plan_partitions(mysql(), *plan, 8, PartitionStrategy::balanced);
+    EXPECT_NE(describe_planning(partitions).find("from index estimates"), std::string::npos)
+        << describe_planning(partitions);
+    EXPECT_NEAR(static_cast<double>(partitions.estimated_rows), 200000.0, 20000.0);
 }
 
 std::vector<long> rowids_of(const Page& page) {

@@ -1,0 +1,257 @@
+// balanced by index estimates, for a single integer key: the cost grows with the partitions, not the rows.
+//
+// The key's span is cut by arithmetic into cells, and the optimizer estimates each cell's rows (EXPLAIN:
+// two index dives, no scan). A cell holding more than its share is cut again, so a skewed key (most rows
+// in a narrow band) is followed into its band. InnoDB counts a range of a few leaf pages exactly but
+// doubles its extrapolation for a longer one, so estimates are not proportional to rows: each cell's
+// estimate is corrected by the bias measured for estimates of its size (calibration()), and the
+// boundaries go on the cell edges nearest to equal shares of the corrected rows.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "log.hpp"
+#include "partition/planners.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+// Offsets from the key's lowest value [from, to], inclusive, with the optimizer's estimate of its rows
+// and, once calibrated, the rows that estimate stands for.
+struct Cell {
+    std::uint64_t from;
+    std::uint64_t to;
+    std::uint64_t estimate;
+    double rows = 0;
+};
+
+// An estimate of some size, and how many times the truth estimates of that size were found to be.
+struct Bias {
+    std::uint64_t estimate;
+    double ratio;
+};
+
+class EstimatedPlanner {
+public:
+    EstimatedPlanner(KeyIndex& index, const KeyValue& lo, std::uint64_t width, const EstimateOptions& options)
+        : index_(index), lo_(lo), width_(width), options_(options),
+          is_signed_(index.columns()[0].kind == ColumnKind::signed_integer) {}
+
+    PartitionPlan plan(std::size_t count) {
+        // Cells of a few rows at least: InnoDB never estimates a range below one row, so thousands of cells
+        // on a small table would each count an empty stretch of keys as a row.
+        const std::uint64_t whole = estimate(0, width_);
+        const std::uint64_t cells =
+            std::clamp<std::uint64_t>(whole / 8, count, count * options_.cells_per_partition);
+        cut({0, width_, whole}, cells, cells_);
+        refine(count);
+        const std::vector<Bias> biases = calibration(estimated_total());
+        double total = 0;
+        for (Cell& cell : cells_) {
+            cell.rows = static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
+            total += cell.rows;
+        }
+        std::vector<KeyValue> points;
+        std::vector<double> rows;
+        place_boundaries(count, total, points, rows);
+
+        PartitionPlan result;
+        result.strategy = PartitionStrategy::balanced;
+        auto ranges = ranges_between(points);
+        for (std::size_t i = 0; i < ranges.size(); ++i)
+            result.partitions.push_back({std::move(ranges[i]), static_cast<std::uint64_t>(std::llround(rows[i]))});
+        result.method = "index estimates (" + std::to_string(dives_) + " EXPLAINs), corrected by " +
+                        std::to_string(counted_) + " exact counts of " + std::to_string(counted_rows_) + " rows";
+        return result;
+    }
+
+private:
+    KeyValue key_at(std::uint64_t offset) const {
+        if (is_signed_)
+            return {static_cast<std::int64_t>(static_cast<std::uint64_t>(std::get<std::int64_t>(lo_[0])) + offset)};
+        return {std::get<std::uint64_t>(lo_[0]) + offset};
+    }
+
+    PageBounds bounds_of(std::uint64_t from, std::uint64_t to) const {
+        return {key_at(from), true, to < width_ ? std::optional<KeyValue>(key_at(to + 1)) : std::nullopt};
+    }
+
+    std::uint64_t estimate(std::uint64_t from, std::uint64_t to) {
+        ++dives_;
+        return index_.estimate(bounds_of(from, to));
+    }
+
+    // Cuts `cell` into at most `parts` cells of equal key width, each estimated, appended to `out`.
+    void cut(const Cell& cell, std::size_t parts, std::vector<Cell>& out) {
+        std::uint64_t from = cell.from;
+        for (std::uint64_t edge : split_points(cell.from, cell.to, parts)) {
+            out.push_back({from, edge - 1, estimate(from, edge - 1)});
+            from = edge;
+        }
+        out.push_back({from, cell.to, estimate(from, cell.to)});
+    }
+
+    std::uint64_t estimated_total() const {
+        std::uint64_t total = 0;
+        for (const Cell& cell : cells_) total += cell.estimate;
+        return total;
+    }
+
+    // Cuts every cell that holds more than twice a cell's share again, until none does, or a cell is a
+    // single key, or the dives allowed for the plan are spent.
+    void refine(std::size_t count) {
+        const std::size_t max_dives = options_.max_dives_per_partition * count + 64;
+        for (bool changed = true; changed && dives_ < max_dives;) {
+            changed = false;
+            const std::uint64_t share = std::max<std::uint64_t>(1, estimated_total() / (count * options_.cells_per_partition));
+            std::vector<Cell> next;
+            next.reserve(cells_.size());
+            for (const Cell& cell : cells_) {
+                if (cell.estimate > 2 * share && cell.to > cell.from && dives_ < max_dives) {
+                    cut(cell, options_.cells_per_cut, next);
+                    changed = true;
+                } else {
+                    next.push_back(cell);
+                }
+            }
+            cells_ = std::move(next);
+        }
+    }
+
+    // Boundaries on cell edges, strictly increasing: each goes on the edge nearest to an equal share of
+    // the rows left over the ranges left (as the counted walk does), so one heavy cell that overshoots a
+    // share does not push every later boundary off. Also the rows of each range between them.
+    void place_boundaries(std::size_t count, double total, std::vector<KeyValue>& points,
+                          std::vector<double>& rows) const {
+        std::size_t ranges_left = std::min(count, cells_.size());
+        double range_start = 0;  // rows before the current range
+        double edge = 0;         // rows before the edge after cell i
+        for (std::size_t i = 0; i + 1 < cells_.size() && ranges_left > 1; ++i) {
+            edge += cells_[i].rows;
+            const double next_edge = edge + cells_[i + 1].rows;
+            const double target = range_start + (total - range_start) / static_cast<double>(ranges_left);
+            // This edge, unless the next one is nearer the target.
+            if (edge > range_start && edge + next_edge >= 2 * target) {
+                points.push_back(key_at(cells_[i + 1].from));
+                rows.push_back(edge - range_start);
+                range_start = edge;
+                --ranges_left;
+            }
+        }
+        rows.push_back(total - range_start);
+    }
+
+    // How estimates of each size compare with the truth, measured at the 1/8, 3/8, 5/8 and 7/8 points of
+    // the estimated rows. At each point, the cell there is cut again and again, following the point into
+    // the part that holds it (so the measure is where the rows are, on a skewed key too), until the part
+    // is small enough to count exactly (a bounded count). Each cut shows how the cell's estimate compares
+    // with the sum of its parts'; chained from the counted part upward, they give the bias of every
+    // estimate on the way.
+    std::vector<Bias> calibration(std::uint64_t total) {
+        std::vector<Bias> biases;
+        if (total == 0) return biases;
+        // Small enough that the four counts read a fraction of a percent of the rows.
+        const std::uint64_t small = std::clamp<std::uint64_t>(total / 4000, 200, std::max<std::uint64_t>(options_.calibration_rows, 200));
+        for (std::uint64_t eighth : {1, 3, 5, 7}) {
+            long double position = static_cast<long double>(total) * static_cast<long double>(eighth) / 8;
+            Cell cell = cells_.back();
+            for (const Cell& candidate : cells_) {
+                cell = candidate;
+                if (position < static_cast<long double>(candidate.estimate)) break;
+                position -= static_cast<long double>(candidate.estimate);
+            }
+            std::vector<Bias> chain;  // each cell on the way: its estimate, and it over its parts' sum
+            while (cell.estimate > small && cell.to > cell.from) {
+                std::vector<Cell> parts;
+                cut(cell, options_.cells_per_cut, parts);
+                std::uint64_t sum = 0;
+                for (const Cell& part : parts) sum += part.estimate;
+                if (sum == 0) break;
+                chain.push_back({cell.estimate, static_cast<double>(cell.estimate) / static_cast<double>(sum)});
+                // The same place, in the parts' own estimates.
+                position = position * static_cast<long double>(sum) / static_cast<long double>(cell.estimate);
+                cell = parts.back();
+                for (const Cell& part : parts) {
+                    cell = part;
+                    if (position < static_cast<long double>(part.estimate)) break;
+                    position -= static_cast<long double>(part.estimate);
+                }
+            }
+            if (cell.estimate == 0) continue;
+            const std::uint64_t rows = index_.count(bounds_of(cell.from, cell.to), 4 * small + 1);
+            ++counted_;
+            counted_rows_ += rows;
+            double ratio = static_cast<double>(cell.estimate) / static_cast<double>(std::max<std::uint64_t>(rows, 1));
+            biases.push_back({cell.estimate, ratio});
+            for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
+                ratio *= link->ratio;
+                biases.push_back({link->estimate, ratio});
+            }
+        }
+        return biases;
+    }
+
+    // The bias measured for the estimate nearest in size to `estimate` (1 when none was measured).
+    static double bias_of(const std::vector<Bias>& biases, std::uint64_t estimate) {
+        double ratio = 1;
+        double nearest = std::numeric_limits<double>::infinity();
+        const double size = std::log(static_cast<double>(std::max<std::uint64_t>(estimate, 1)));
+        for (const Bias& bias : biases) {
+            const double distance = std::fabs(std::log(static_cast<double>(std::max<std::uint64_t>(bias.estimate, 1))) - size);
+            if (distance < nearest && bias.ratio > 0) {
+                nearest = distance;
+                ratio = bias.ratio;
+            }
+        }
+        return ratio;
+    }
+
+    KeyIndex& index_;
+    const KeyValue lo_;
+    const std::uint64_t width_;
+    const EstimateOptions& options_;
+    const bool is_signed_;
+    std::vector<Cell> cells_;
+    std::size_t dives_ = 0;
+    std::size_t counted_ = 0;
+    std::uint64_t counted_rows_ = 0;
+};
+
+std::uint64_t offset_between(const KeyValue& lo, const KeyValue& hi) {
+    if (const auto* low = std::get_if<std::int64_t>(&lo[0]))
+        return static_cast<std::uint64_t>(std::get<std::int64_t>(hi[0])) - static_cast<std::uint64_t>(*low);
+    return std::get<std::uint64_t>(hi[0]) - std::get<std::uint64_t>(lo[0]);
+}
+
+}  // namespace
+
+bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan) {
+    const auto& key = index.columns();
+    return plan.spec.where.empty() && key.size() == 1 &&
+           (key[0].kind == ColumnKind::signed_integer || key[0].kind == ColumnKind::unsigned_integer);
+}
+
+PartitionPlan plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
+                                const EstimateOptions& options) {
+    if (count == 0) throw UsageError("the number of partitions must be at least 1");
+    const auto lo = index.nth({}, 0);
+    const auto hi = lo ? index.last({}) : std::nullopt;
+    PartitionPlan result;
+    if (!lo || !hi) {
+        result.strategy = PartitionStrategy::balanced;
+        result.partitions.push_back({KeyRange{}, 0});
+        result.method = "an empty table";
+    } else {
+        EstimatedPlanner planner(index, *lo, offset_between(*lo, *hi), options);
+        result = planner.plan(count);
+    }
+    // The rows with a NULL key are read by the first range, in the reader's NULL pass.
+    result.partitions.front().estimated_rows += plan.null_key_rows;
+    for (const auto& partition : result.partitions) result.estimated_rows += partition.estimated_rows;
+    log().debug("balanced partitions of {}: {}", plan.table.quoted_name(), result.method);
+    return result;
+}
+
+}  // namespace rowpump
