@@ -48,6 +48,9 @@ struct JobSpec {
     // processes given the same job id share the work by leasing ranges.
     std::string job_id;            // empty: at-least-once, no state kept
     bool resume = false;           // continue a job that was started before (required to reuse a job id)
+    // The last range stops at the key's maximum when the run starts; with follow, rows added above it
+    // are read afterwards, pass after pass, until a pass finds none. Not with a job id (yet).
+    bool follow = false;
     std::chrono::seconds lease_timeout{60};  // a live owner that makes no progress for this long loses its range
 };
 

@@ -3,6 +3,7 @@
 // first open below and the last open above.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct PartitionPlan {
     std::vector<Partition> partitions;  // in key order; never empty (an empty table gets one open range)
     std::uint64_t estimated_rows = 0;   // the sum over the partitions
     std::string method;                 // how the rows were counted or estimated, for display
+    // The key's maximum when planned: the last range stops there (a single integer key; other keys leave
+    // the last range open above). nullopt when not frozen.
+    std::optional<KeyValue> frozen_upper_bound;
     std::chrono::milliseconds planning_time{0};  // the time the plan took, connecting included
 };
 
@@ -43,8 +47,13 @@ struct PartitionPlan {
 PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, std::size_t count,
                               PartitionStrategy strategy);
 
-// "planned in 14 ms from index estimates (140 EXPLAINs), ...": the method and what it took, for display.
+// "planned in 14 ms from index estimates (140 EXPLAINs), ...": the method and what it took, and where the
+// last range stops, for display.
 std::string describe_planning(const PartitionPlan& plan);
+
+// For --follow: one range over the rows added above `bound` (a frozen upper bound) since it was taken,
+// itself frozen at the key's maximum now; nullopt when there are none.
+std::optional<PartitionPlan> plan_rows_above(const MySqlOptions& mysql, const ReadPlan& plan, const KeyValue& bound);
 
 // The arithmetic split points of [min, max] into `count` parts: strictly increasing, each in (min, max],
 // at most count - 1 of them; overflow-safe over the whole 64-bit range. Exposed for tests.

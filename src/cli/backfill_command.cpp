@@ -56,6 +56,9 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                         "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); "
                         "processes given the same job id share the work");
     command->add_flag("--resume", options.resume, "Continue the job given by --job-id where it stopped");
+    command->add_flag("--follow", options.follow,
+                      "Also read the rows added above the key's maximum at the start, until a pass finds none "
+                      "(without it the run stops there; an integer key, no --job-id)");
     command->add_option("--lease-timeout", options.lease_timeout_seconds,
                         "Seconds after which a live but stuck process loses its range")
         ->check(whole_number(1, 86'400));
@@ -104,6 +107,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.high_water = options.high_water;
     spec.job_id = options.job_id;
     spec.resume = options.resume;
+    spec.follow = options.follow;
     spec.lease_timeout = std::chrono::seconds(options.lease_timeout_seconds);
     return spec;
 }

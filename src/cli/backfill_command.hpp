@@ -26,6 +26,7 @@ struct BackfillOptions {
     std::size_t max_page_size = 0;  // 0: not given
     std::string job_id;
     bool resume = false;
+    bool follow = false;
     std::size_t lease_timeout_seconds = 60;
     bool dry_run = false;
     std::string summary_json;

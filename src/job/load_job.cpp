@@ -35,6 +35,7 @@
 //     rate: 10000                    # rows/s over all workers, optional
 //     high_water: 100000             # optional
 //   lease_timeout: 60                # seconds, optional
+//   follow: false                    # also read rows added above the key's maximum at the start
 //
 // ${NAME} in any value is the environment variable NAME ($${ is a literal ${). `--set path=value`
 // overrides (source.page_size=500, workers=4) change the tree before it is checked.
@@ -73,7 +74,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     origin.overrides = job::apply_overrides(root, overrides, path);
 
     const job::Section job = job::Field(origin, root, "").section(
-        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout"});
+        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow"});
     JobSpec spec;
     if (auto job_id = job.optional("job_id")) spec.job_id = job_id->text();
     job::read_source(job.required("source", "what to read: source: {mysql: URL, table: NAME}"), spec);
@@ -83,6 +84,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     if (auto limits = job.optional("limits")) read_limits(*limits, spec);
     if (auto lease_timeout = job.optional("lease_timeout"))
         spec.lease_timeout = std::chrono::seconds(lease_timeout->whole(1, 86'400));
+    if (auto follow = job.optional("follow")) spec.follow = follow->choice({"true", "false"}) == "true";
     return spec;
 }
 

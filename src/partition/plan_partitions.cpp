@@ -24,7 +24,10 @@ std::string to_string(PartitionStrategy strategy) {
 }
 
 std::string describe_planning(const PartitionPlan& plan) {
-    return "planned in " + std::to_string(plan.planning_time.count()) + " ms from " + plan.method;
+    return "planned in " + std::to_string(plan.planning_time.count()) + " ms from " + plan.method + "; " +
+           (plan.frozen_upper_bound ? "the last range stops at key " + to_string(*plan.frozen_upper_bound) +
+                                          ", the largest when planned (--follow also reads rows added above it)"
+                                    : "the last range is open above");
 }
 
 namespace {
@@ -45,9 +48,16 @@ PartitionPlan plan_partitions(const MySqlOptions& mysql, const ReadPlan& plan, s
     KeyIndex index(connection, plan);
     PartitionPlan result =
         strategy == PartitionStrategy::minmax ? plan_minmax(index, plan, count) : plan_balanced(index, plan, count);
+    freeze_upper_bound(index, result);
     result.planning_time =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     return result;
+}
+
+std::optional<PartitionPlan> plan_rows_above(const MySqlOptions& mysql, const ReadPlan& plan, const KeyValue& bound) {
+    mysql::Connection connection(mysql);
+    KeyIndex index(connection, plan);
+    return rows_above_bound(index, bound);
 }
 
 }  // namespace rowpump

@@ -28,6 +28,9 @@ void check_spec(const JobSpec& spec) {
     if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
     if (spec.resume && spec.job_id.empty()) throw UsageError("--resume needs the job id of the job to resume");
     if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0) throw UsageError("lease timeout must be positive");
+    if (spec.follow && !spec.job_id.empty())
+        throw UsageError("--follow cannot be combined with --job-id yet: the passes over rows added during the "
+                         "run are not kept in the job store; run the job, then a second one over the new rows");
     if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
@@ -119,13 +122,9 @@ Prepared prepare(const JobSpec& spec) {
     return prepared;
 }
 
-JobSummary run_without_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
-    make_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
-    const PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
-                                                     prepared.spec.partitions ? prepared.spec.partitions : workers,
-                                                     prepared.spec.partition_strategy);
-    log().info("{} rows estimated in {} ranges of {}, {} workers", partitions.estimated_rows,
-               partitions.partitions.size(), prepared.plan->table.quoted_name(), workers);
+// One pass of the workers over `partitions`, stealing between them.
+JobSummary run_board(const Prepared& prepared, const JobControl& control, std::size_t workers,
+                     const PartitionPlan& partitions) {
     std::atomic<bool> halt{false};
     // OFFSET pages count from the range start, so an OFFSET range cannot be split while it is read.
     RangeBoard board(partitions, prepared.plan->spec.strategy != PagingStrategy::offset, halt);
@@ -144,6 +143,37 @@ JobSummary run_without_job_id(const Prepared& prepared, const JobControl& contro
     summary.seconds = seconds;
     summary.interrupted = std::any_of(summary.ranges.begin(), summary.ranges.end(),
                                       [](const RangeSummary& range) { return !range.finished; });
+    return summary;
+}
+
+void add_pass(JobSummary& summary, JobSummary pass) {
+    for (auto& range : pass.ranges) summary.ranges.push_back(std::move(range));
+    summary.rows_read += pass.rows_read;
+    summary.rows_written += pass.rows_written;
+    summary.estimated_rows += pass.estimated_rows;
+    summary.steals += pass.steals;
+    summary.seconds += pass.seconds;
+    summary.interrupted = pass.interrupted;
+}
+
+JobSummary run_without_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
+    make_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
+    PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
+                                               prepared.spec.partitions ? prepared.spec.partitions : workers,
+                                               prepared.spec.partition_strategy);
+    log().info("{} rows estimated in {} ranges of {}, {} workers; {}", partitions.estimated_rows,
+               partitions.partitions.size(), prepared.plan->table.quoted_name(), workers, describe_planning(partitions));
+    JobSummary summary = run_board(prepared, control, workers, partitions);
+    // --follow: the rows added above the bound while a pass ran, until a pass finds none.
+    while (prepared.spec.follow && !summary.interrupted && partitions.frozen_upper_bound &&
+           !(control.stop && control.stop->load())) {
+        auto more = plan_rows_above(prepared.spec.mysql, *prepared.plan, *partitions.frozen_upper_bound);
+        if (!more) break;
+        log().info("--follow: reading the rows added above key {} during the run, about {}",
+                   to_string(*partitions.frozen_upper_bound), more->estimated_rows);
+        partitions = std::move(*more);
+        add_pass(summary, run_board(prepared, control, workers, partitions));
+    }
     return summary;
 }
 
