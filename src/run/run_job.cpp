@@ -3,7 +3,9 @@
 #include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "checkpoint/job_store.hpp"
@@ -73,18 +75,26 @@ public:
             std::uint64_t estimated, std::function<void()> wake, std::uint64_t done_before = 0)
         : started_(std::chrono::steady_clock::now()), thread_([=, this, &control, &halt] {
               auto next_report = started_;
-              while (!done_.load()) {
+              std::unique_lock lock(mutex_);
+              while (!done_) {
                   if (control.stop && control.stop->load() && !halt.exchange(true) && wake) wake();
                   const auto now = std::chrono::steady_clock::now();
                   if (control.on_progress && now >= next_report) {
                       control.on_progress({written(), estimated, seconds(), done_before});
                       next_report = now + std::chrono::seconds(1);
                   }
-                  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                  // A stop request comes from a signal handler, which can only set a flag: it is looked
+                  // for every 50 ms. The end of the run wakes the wait at once (a sleep here added up to
+                  // 50 ms to every run).
+                  finished_.wait_for(lock, std::chrono::milliseconds(50), [this] { return done_; });
               }
           }) {}
     ~Watcher() {
-        done_.store(true);
+        {
+            const std::lock_guard lock(mutex_);
+            done_ = true;
+        }
+        finished_.notify_one();
         thread_.join();
     }
     double seconds() const {
@@ -93,8 +103,10 @@ public:
 
 private:
     std::chrono::steady_clock::time_point started_;
-    std::atomic<bool> done_{false};
-    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable finished_;
+    bool done_ = false;  // guarded by mutex_
+    std::thread thread_;  // last: it starts once the members it uses exist
 };
 
 struct Prepared {
