@@ -1,8 +1,8 @@
 // balanced: boundaries placed by position in key order, so ranges hold about the same number of rows
 // whatever the key's type (composite, strings, dates) or distribution (a skewed key included). Positions
 // are found with `ORDER BY key LIMIT 1 OFFSET n` on key-only queries that each start where the previous
-// one stopped, so a walk reads the key's index once from end to end. Large tables with a single integer
-// key skip the walk: plan_by_estimates (estimated.cpp) places their boundaries from index estimates.
+// one stopped, so a walk reads the key's index once from end to end. Large tables whose key starts with an
+// integer column skip the walk: plan_by_estimates (estimated.cpp) places their boundaries from estimates.
 #include <algorithm>
 
 #include "log.hpp"
@@ -110,14 +110,16 @@ PartitionPlan plan_balanced(KeyIndex& index, const ReadPlan& plan, std::size_t c
     if (count == 0) throw UsageError("the number of partitions must be at least 1");
     Walk walk;
     const std::uint64_t statistics = plan.spec.where.empty() ? index.table_rows_estimate() : 0;
-    if (statistics > options.estimate_above_rows && can_plan_by_estimates(index, plan))
-        return plan_by_estimates(index, plan, count);
     std::string method;
+    if (statistics > options.estimate_above_rows && can_plan_by_estimates(index, plan)) {
+        if (auto estimated = plan_by_estimates(index, plan, count)) return std::move(*estimated);
+        method = "; index estimates could not balance it: a value of the key's first column holds too many rows";
+    }
     if (!plan.spec.where.empty() || statistics <= options.exact_count_limit) {
         walk = counted_walk(index, count, index.count({}));
-        method = plan.spec.where.empty() ? "an exact count, then a walk over the key's index"
-                                         : "an exact count, then a walk over the key's index (index estimates "
-                                           "cannot see what --where keeps)";
+        method = (plan.spec.where.empty() ? "an exact count, then a walk over the key's index"
+                                          : "an exact count, then a walk over the key's index (index estimates "
+                                            "cannot see what --where keeps)") + method;
     } else {
         const std::size_t planned = count * std::max<std::size_t>(1, options.samples_per_partition);
         const SampledIndex sampled = sample_index(index, std::max<std::uint64_t>(1, statistics / planned), planned);
@@ -129,9 +131,9 @@ PartitionPlan plan_balanced(KeyIndex& index, const ReadPlan& plan, std::size_t c
                     plan.table.quoted_name(), statistics, sampled.total, sampled.stride,
                     too_sparse ? "; too sparse, walking again with the exact count" : "");
         walk = too_sparse ? counted_walk(index, count, sampled.total) : pick_boundaries(sampled, count);
-        method = too_sparse ? "a sampled walk over the key's index, then a counted one"
-                            : "a sampled walk over the key's index (" + std::to_string(sampled.samples.size()) +
-                                  " samples)";
+        method = (too_sparse ? "a sampled walk over the key's index, then a counted one"
+                             : "a sampled walk over the key's index (" + std::to_string(sampled.samples.size()) +
+                                   " samples)") + method;
     }
 
     PartitionPlan result;

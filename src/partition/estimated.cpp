@@ -1,11 +1,14 @@
-// balanced by index estimates, for a single integer key: the cost grows with the partitions, not the rows.
+// balanced by index estimates, for a key whose first column is an integer: the cost grows with the
+// partitions, not the rows.
 //
-// The key's span is cut by arithmetic into cells, and the optimizer estimates each cell's rows (EXPLAIN:
+// The span of the key's first column is cut by arithmetic into cells, and the optimizer estimates each cell's rows (EXPLAIN:
 // two index dives, no scan). A cell holding more than its share is cut again, so a skewed key (most rows
 // in a narrow band) is followed into its band. InnoDB counts a range of a few leaf pages exactly but
 // doubles its extrapolation for a longer one, so estimates are not proportional to rows: each cell's
 // estimate is corrected by the bias measured for estimates of its size (calibration()), and the
-// boundaries go on the cell edges nearest to equal shares of the corrected rows.
+// boundaries go on the cell edges nearest to equal shares of the corrected rows. With a composite key,
+// each boundary is the first real key at its edge, so a range holds whole values of the first column;
+// when one value holds more rows than a range should, the plan cannot balance and the caller walks.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,11 +38,14 @@ struct Bias {
 
 class EstimatedPlanner {
 public:
-    EstimatedPlanner(KeyIndex& index, const KeyValue& lo, std::uint64_t width, const EstimateOptions& options)
+    EstimatedPlanner(KeyIndex& index, const KeyPart& lo, std::uint64_t width, const EstimateOptions& options)
         : index_(index), lo_(lo), width_(width), options_(options),
-          is_signed_(index.columns()[0].kind == ColumnKind::signed_integer) {}
+          is_signed_(index.columns()[0].kind == ColumnKind::signed_integer),
+          composite_(index.columns().size() > 1) {}
 
-    PartitionPlan plan(std::size_t count) {
+    // nullopt when a single value of a composite key's first column holds more than two ranges' worth of
+    // rows (a single-column key has one row per value).
+    std::optional<PartitionPlan> plan(std::size_t count) {
         // Cells of a few rows at least: InnoDB never estimates a range below one row, so thousands of cells
         // on a small table would each count an empty stretch of keys as a row.
         const std::uint64_t whole = estimate(0, width_);
@@ -53,6 +59,9 @@ public:
             cell.rows = static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
             total += cell.rows;
         }
+        const double share = total / static_cast<double>(std::max<std::size_t>(count, 1));
+        for (const Cell& cell : cells_)
+            if (composite_ && cell.from == cell.to && cell.rows > 2 * share && count > 1) return std::nullopt;
         std::vector<KeyValue> points;
         std::vector<double> rows;
         place_boundaries(count, total, points, rows);
@@ -68,19 +77,27 @@ public:
     }
 
 private:
-    KeyValue key_at(std::uint64_t offset) const {
-        if (is_signed_)
-            return {static_cast<std::int64_t>(static_cast<std::uint64_t>(std::get<std::int64_t>(lo_[0])) + offset)};
-        return {std::get<std::uint64_t>(lo_[0]) + offset};
+    // The first column's value `offset` above its lowest.
+    KeyPart lead_at(std::uint64_t offset) const {
+        if (is_signed_) return static_cast<std::int64_t>(static_cast<std::uint64_t>(std::get<std::int64_t>(lo_)) + offset);
+        return std::get<std::uint64_t>(lo_) + offset;
     }
 
-    PageBounds bounds_of(std::uint64_t from, std::uint64_t to) const {
-        return {key_at(from), true, to < width_ ? std::optional<KeyValue>(key_at(to + 1)) : std::nullopt};
+    std::optional<KeyPart> end_of(std::uint64_t to) const {
+        return to < width_ ? std::optional<KeyPart>(lead_at(to + 1)) : std::nullopt;
     }
 
     std::uint64_t estimate(std::uint64_t from, std::uint64_t to) {
         ++dives_;
-        return index_.estimate(bounds_of(from, to));
+        return index_.estimate_leading(lead_at(from), end_of(to));
+    }
+
+    // Where a range starting at the first column's value `offset` starts: that value itself for a
+    // single-column key, else the first real key from there (nullopt when there is none).
+    std::optional<KeyValue> boundary_at(std::uint64_t offset) {
+        if (!composite_) return KeyValue{lead_at(offset)};
+        ++dives_;
+        return index_.first_from_leading(lead_at(offset));
     }
 
     // Cuts `cell` into at most `parts` cells of equal key width, each estimated, appended to `out`.
@@ -124,7 +141,7 @@ private:
     // the rows left over the ranges left (as the counted walk does), so one heavy cell that overshoots a
     // share does not push every later boundary off. Also the rows of each range between them.
     void place_boundaries(std::size_t count, double total, std::vector<KeyValue>& points,
-                          std::vector<double>& rows) const {
+                          std::vector<double>& rows) {
         std::size_t ranges_left = std::min(count, cells_.size());
         double range_start = 0;  // rows before the current range
         double edge = 0;         // rows before the edge after cell i
@@ -134,7 +151,9 @@ private:
             const double target = range_start + (total - range_start) / static_cast<double>(ranges_left);
             // This edge, unless the next one is nearer the target.
             if (edge > range_start && edge + next_edge >= 2 * target) {
-                points.push_back(key_at(cells_[i + 1].from));
+                auto point = boundary_at(cells_[i + 1].from);
+                if (!point || (!points.empty() && *point == points.back())) continue;
+                points.push_back(std::move(*point));
                 rows.push_back(edge - range_start);
                 range_start = edge;
                 --ranges_left;
@@ -180,7 +199,7 @@ private:
                 }
             }
             if (cell.estimate == 0) continue;
-            const std::uint64_t rows = index_.count(bounds_of(cell.from, cell.to), 4 * small + 1);
+            const std::uint64_t rows = index_.count_leading(lead_at(cell.from), end_of(cell.to), 4 * small + 1);
             ++counted_;
             counted_rows_ += rows;
             double ratio = static_cast<double>(cell.estimate) / static_cast<double>(std::max<std::uint64_t>(rows, 1));
@@ -209,31 +228,32 @@ private:
     }
 
     KeyIndex& index_;
-    const KeyValue lo_;
+    const KeyPart lo_;
     const std::uint64_t width_;
     const EstimateOptions& options_;
     const bool is_signed_;
+    const bool composite_;
     std::vector<Cell> cells_;
     std::size_t dives_ = 0;
     std::size_t counted_ = 0;
     std::uint64_t counted_rows_ = 0;
 };
 
-std::uint64_t offset_between(const KeyValue& lo, const KeyValue& hi) {
-    if (const auto* low = std::get_if<std::int64_t>(&lo[0]))
-        return static_cast<std::uint64_t>(std::get<std::int64_t>(hi[0])) - static_cast<std::uint64_t>(*low);
-    return std::get<std::uint64_t>(hi[0]) - std::get<std::uint64_t>(lo[0]);
+std::uint64_t offset_between(const KeyPart& lo, const KeyPart& hi) {
+    if (const auto* low = std::get_if<std::int64_t>(&lo))
+        return static_cast<std::uint64_t>(std::get<std::int64_t>(hi)) - static_cast<std::uint64_t>(*low);
+    return std::get<std::uint64_t>(hi) - std::get<std::uint64_t>(lo);
 }
 
 }  // namespace
 
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan) {
     const auto& key = index.columns();
-    return plan.spec.where.empty() && key.size() == 1 &&
+    return plan.spec.where.empty() && !key.empty() &&
            (key[0].kind == ColumnKind::signed_integer || key[0].kind == ColumnKind::unsigned_integer);
 }
 
-PartitionPlan plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
+std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
                                 const EstimateOptions& options) {
     if (count == 0) throw UsageError("the number of partitions must be at least 1");
     const auto lo = index.nth({}, 0);
@@ -244,8 +264,10 @@ PartitionPlan plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size
         result.partitions.push_back({KeyRange{}, 0});
         result.method = "an empty table";
     } else {
-        EstimatedPlanner planner(index, *lo, offset_between(*lo, *hi), options);
-        result = planner.plan(count);
+        EstimatedPlanner planner(index, (*lo)[0], offset_between((*lo)[0], (*hi)[0]), options);
+        auto planned = planner.plan(count);
+        if (!planned) return std::nullopt;
+        result = std::move(*planned);
     }
     // The rows with a NULL key are read by the first range, in the reader's NULL pass.
     result.partitions.front().estimated_rows += plan.null_key_rows;

@@ -24,9 +24,17 @@ SqlFragment KeyIndex::conditions(const PageBounds& bounds) const {
     return out;
 }
 
-std::optional<KeyValue> KeyIndex::single_key(const std::string& order, const PageBounds& bounds,
-                                             std::uint64_t offset) {
-    SqlFragment where = conditions(bounds);
+SqlFragment KeyIndex::leading_conditions(const std::optional<KeyPart>& from,
+                                         const std::optional<KeyPart>& before) const {
+    SqlFragment out = conditions({});
+    if (out.sql == "TRUE") out = {};
+    if (from) out.and_also({key_.columns[0] + " >= " + key_.placeholders[0], {*from}});
+    if (before) out.and_also({key_.columns[0] + " < " + key_.placeholders[0], {*before}});
+    if (out.empty()) out.sql = "TRUE";
+    return out;
+}
+
+std::optional<KeyValue> KeyIndex::single_key(const std::string& order, SqlFragment where, std::uint64_t offset) {
     std::string sql = "SELECT " + select_list_ + " FROM " + plan_.table.quoted_name() + " WHERE " + where.sql +
                       " ORDER BY " + order + " LIMIT 1 OFFSET ?";
     where.params.push_back(offset);
@@ -41,17 +49,33 @@ std::optional<KeyValue> KeyIndex::single_key(const std::string& order, const Pag
 }
 
 std::optional<KeyValue> KeyIndex::nth(const PageBounds& bounds, std::uint64_t offset) {
-    return single_key(column_list(key_), bounds, offset);
+    return single_key(column_list(key_), conditions(bounds), offset);
+}
+
+std::optional<KeyValue> KeyIndex::first_from_leading(const KeyPart& from) {
+    return single_key(column_list(key_), leading_conditions(from, std::nullopt), 0);
 }
 
 std::optional<KeyValue> KeyIndex::last(const PageBounds& bounds) {
     std::string descending;
     for (const auto& column : key_.columns) descending += (descending.empty() ? "" : ", ") + column + " DESC";
-    return single_key(descending, bounds, 0);
+    return single_key(descending, conditions(bounds), 0);
 }
 
 std::uint64_t KeyIndex::count(const PageBounds& bounds, std::optional<std::uint64_t> limit) {
-    SqlFragment where = conditions(bounds);
+    return count_where(conditions(bounds), limit);
+}
+
+std::uint64_t KeyIndex::count_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before,
+                                      std::uint64_t limit) {
+    return count_where(leading_conditions(from, before), limit);
+}
+
+std::uint64_t KeyIndex::estimate_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before) {
+    return estimate_where(leading_conditions(from, before));
+}
+
+std::uint64_t KeyIndex::count_where(SqlFragment where, std::optional<std::uint64_t> limit) {
     std::string sql;
     if (limit) {
         sql = "SELECT COUNT(*) FROM (SELECT 1 FROM " + plan_.table.quoted_name() + " WHERE " + where.sql +
@@ -67,8 +91,9 @@ std::uint64_t KeyIndex::count(const PageBounds& bounds, std::optional<std::uint6
     });
 }
 
-std::uint64_t KeyIndex::estimate(const PageBounds& bounds) {
-    const SqlFragment where = conditions(bounds);
+std::uint64_t KeyIndex::estimate(const PageBounds& bounds) { return estimate_where(conditions(bounds)); }
+
+std::uint64_t KeyIndex::estimate_where(const SqlFragment& where) {
     const std::string sql = "EXPLAIN SELECT " + column_list(key_) + " FROM " + plan_.table.quoted_name() +
                             " WHERE " + where.sql;
     return connection_.retrying([&]() -> std::uint64_t {

@@ -33,11 +33,22 @@ public:
     // The table's row count from its statistics (information_schema.TABLES.TABLE_ROWS), filter ignored.
     std::uint64_t table_rows_estimate();
 
+    // The same, for the rows whose key's first column is in [from, before) (nullopt: open), for planners
+    // that cut the key's span on its first column alone.
+    std::uint64_t estimate_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before);
+    std::uint64_t count_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before,
+                                std::uint64_t limit);
+    // The first key whose first column is at least `from`; nullopt when there is none.
+    std::optional<KeyValue> first_from_leading(const KeyPart& from);
+
     const std::vector<Column>& columns() const { return columns_; }
 
 private:
     SqlFragment conditions(const PageBounds& bounds) const;
-    std::optional<KeyValue> single_key(const std::string& order, const PageBounds& bounds, std::uint64_t offset);
+    SqlFragment leading_conditions(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before) const;
+    std::optional<KeyValue> single_key(const std::string& order, SqlFragment where, std::uint64_t offset);
+    std::uint64_t count_where(SqlFragment where, std::optional<std::uint64_t> limit);
+    std::uint64_t estimate_where(const SqlFragment& where);
 
     mysql::Connection& connection_;
     const ReadPlan& plan_;

@@ -41,15 +41,16 @@ struct EstimateOptions {
     std::uint64_t calibration_rows = 2000;
 };
 
-// balanced without reading the table: boundaries from index estimates (estimated.cpp). Only for a single
-// integer key and no filter, whose selectivity the estimates cannot see.
+// balanced without reading the table: boundaries from index estimates (estimated.cpp). Only for a key
+// whose first column is an integer, and no filter, whose selectivity the estimates cannot see. nullopt
+// when one value of a composite key's first column holds too many rows to balance on it.
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan);
 
 // Stops the plan's last range at the key's maximum now (upper_bound.cpp).
 void freeze_upper_bound(KeyIndex& index, PartitionPlan& plan);
 // One frozen range over the keys above `bound`; nullopt when there are none.
 std::optional<PartitionPlan> rows_above_bound(KeyIndex& index, const KeyValue& bound);
-PartitionPlan plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
-                                const EstimateOptions& options = {});
+std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
+                                               const EstimateOptions& options = {});
 
 }  // namespace rowpump

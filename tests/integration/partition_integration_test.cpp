@@ -59,6 +59,9 @@ const std::map<std::string, TableDefinition> definitions{
     // Large enough that the estimated planner's exact counts are a small part of it.
     {"wide", {"id INT UNSIGNED NOT NULL PRIMARY KEY, rowid INT NOT NULL, pad CHAR(100) NOT NULL",
               {"SELECT seq * 3, seq, SHA1(seq) FROM seq_1_to_200000"}}},
+    // An employees-style salaries table: a composite key whose first column is an integer, a few rows each.
+    {"salaries", {"emp_no INT NOT NULL, from_date DATE NOT NULL, rowid INT NOT NULL, PRIMARY KEY (emp_no, from_date)",
+                  {"SELECT 10000 + seq DIV 7, DATE '1990-01-01' + INTERVAL seq % 7 YEAR, seq FROM seq_1_to_60000"}}},
     {"empty", {"id INT NOT NULL PRIMARY KEY, rowid INT NOT NULL", {}}},
     {"one", {"id INT NOT NULL PRIMARY KEY, rowid INT NOT NULL", {"VALUES (42, 1)"}}},
 };
@@ -317,7 +320,7 @@ TEST_F(PartitionTest, SampledWalkCoversEveryRowAndBalances) {
 // The planner from index estimates, called directly so that tables well below its size threshold take it:
 // every row is read exactly once, ranges hold about the same rows, and the estimates are near the truth.
 TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
-    for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "one", "empty"}) {
+    for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "salaries", "one", "empty"}) {
         auto plan = plan_for(tables()[base]);
         const auto total = expected_rows(*plan).size();
         KeyIndex index(tables().connection(), *plan);
@@ -326,7 +329,9 @@ TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
         if (total < 100) counts.push_back(total + 5);  // more ranges than rows
         for (std::size_t count : counts) {
             SCOPED_TRACE(std::string(base) + " by estimates into " + std::to_string(count));
-            const auto partitions = plan_by_estimates(index, *plan, count);
+            const auto estimated = plan_by_estimates(index, *plan, count);
+            ASSERT_TRUE(estimated);
+            const auto& partitions = *estimated;
             check_chained(partitions, count);
             const auto rows = read_exactly_once(plan, ranges_of(partitions));
             if (total >= 1000) {
@@ -355,12 +360,25 @@ TEST_F(PartitionTest, EstimatesReadUnderOnePercentOfTheRows) {
     KeyIndex index(connection, *plan);
     for (std::size_t count : {2, 32}) {
         const auto before = handler_reads();
-        const auto partitions = plan_by_estimates(index, *plan, count);
+        const auto partitions = plan_by_estimates(index, *plan, count).value();
         const auto reads = handler_reads() - before;
         EXPECT_EQ(partitions.partitions.size(), count);
         EXPECT_LT(reads, 200000 / 100) << count << " partitions";
         EXPECT_NE(partitions.method.find("index estimates"), std::string::npos) << partitions.method;
     }
+}
+
+// A composite key whose first column has few values cannot be balanced on that column: the planner
+// says so and walks the index instead, and the plan is as balanced as a walk makes it.
+TEST_F(PartitionTest, EstimatesGiveWayToTheWalkWhenAFirstColumnValueHoldsTooManyRows) {
+    auto plan = plan_for(tables()["composite"]);  // 37 values of its first column for 10,000 rows
+    KeyIndex index(tables().connection(), *plan);
+    EXPECT_FALSE(plan_by_estimates(index, *plan, 99));
+    const auto partitions = plan_balanced(index, *plan, 99, {.estimate_above_rows = 0});
+    EXPECT_NE(partitions.method.find("could not balance"), std::string::npos) << partitions.method;
+    check_chained(partitions, 99);
+    const auto rows = read_exactly_once(plan, ranges_of(partitions));
+    EXPECT_EQ(partitions.partitions.size(), 99u);
 }
 
 // Past the size threshold, plan_partitions takes the estimates by itself and says so.
