@@ -162,8 +162,8 @@ private:
         rows.push_back(total - range_start);
     }
 
-    // How estimates of each size compare with the truth, measured at the 1/8, 3/8, 5/8 and 7/8 points of
-    // the estimated rows. At each point, the cell there is cut again and again, following the point into
+    // How estimates of each size compare with the truth, measured at eight points spread evenly over the
+    // estimated rows (1/16, 3/16, ..., 15/16). At each point, the cell there is cut again and again, following the point into
     // the part that holds it (so the measure is where the rows are, on a skewed key too), until the part
     // is small enough to count exactly (a bounded count). Each cut shows how the cell's estimate compares
     // with the sum of its parts'; chained from the counted part upward, they give the bias of every
@@ -171,10 +171,10 @@ private:
     std::vector<Bias> calibration(std::uint64_t total) {
         std::vector<Bias> biases;
         if (total == 0) return biases;
-        // Small enough that the four counts read a fraction of a percent of the rows.
+        // Small enough that the eight counts read a fraction of a percent of the rows.
         const std::uint64_t small = std::clamp<std::uint64_t>(total / 4000, 200, std::max<std::uint64_t>(options_.calibration_rows, 200));
-        for (std::uint64_t eighth : {1, 3, 5, 7}) {
-            long double position = static_cast<long double>(total) * static_cast<long double>(eighth) / 8;
+        for (std::uint64_t sixteenth = 1; sixteenth < 16; sixteenth += 2) {
+            long double position = static_cast<long double>(total) * static_cast<long double>(sixteenth) / 16;
             Cell cell = cells_.back();
             for (const Cell& candidate : cells_) {
                 cell = candidate;
@@ -212,19 +212,20 @@ private:
         return biases;
     }
 
-    // The bias measured for the estimate nearest in size to `estimate` (1 when none was measured).
+    // The bias of estimates the size of `estimate`: the geometric mean of those measured for the sizes
+    // nearest to it, within a factor of two of the nearest (1 when none was measured).
     static double bias_of(const std::vector<Bias>& biases, std::uint64_t estimate) {
-        double ratio = 1;
+        const auto log_size = [](std::uint64_t value) { return std::log(static_cast<double>(std::max<std::uint64_t>(value, 1))); };
         double nearest = std::numeric_limits<double>::infinity();
-        const double size = std::log(static_cast<double>(std::max<std::uint64_t>(estimate, 1)));
+        for (const Bias& bias : biases) nearest = std::min(nearest, std::fabs(log_size(bias.estimate) - log_size(estimate)));
+        double log_sum = 0;
+        int measured = 0;
         for (const Bias& bias : biases) {
-            const double distance = std::fabs(std::log(static_cast<double>(std::max<std::uint64_t>(bias.estimate, 1))) - size);
-            if (distance < nearest && bias.ratio > 0) {
-                nearest = distance;
-                ratio = bias.ratio;
-            }
+            if (bias.ratio <= 0 || std::fabs(log_size(bias.estimate) - log_size(estimate)) > nearest + std::log(2.0)) continue;
+            log_sum += std::log(bias.ratio);
+            ++measured;
         }
-        return ratio;
+        return measured == 0 ? 1.0 : std::exp(log_sum / measured);
     }
 
     KeyIndex& index_;
@@ -243,6 +244,23 @@ std::uint64_t offset_between(const KeyPart& lo, const KeyPart& hi) {
     if (const auto* low = std::get_if<std::int64_t>(&lo))
         return static_cast<std::uint64_t>(std::get<std::int64_t>(hi)) - static_cast<std::uint64_t>(*low);
     return std::get<std::uint64_t>(hi) - std::get<std::uint64_t>(lo);
+}
+
+// The bias correction can be off by some percent where InnoDB's exact and extrapolated regimes meet
+// at the very size of a cell's parts (on a 20M-row narrow table: 14% under). With no filter, which the
+// estimated plans never have, the table's own statistics (TABLE_ROWS, sampled by ANALYZE) count the same
+// rows more closely: when they are near the corrected total, the ranges' rows are scaled to them.
+void scale_to_statistics(KeyIndex& index, const ReadPlan& plan, PartitionPlan& result) {
+    std::uint64_t corrected = 0;
+    for (const auto& partition : result.partitions) corrected += partition.estimated_rows;
+    const std::uint64_t statistics = index.table_rows_estimate();
+    if (corrected == 0 || statistics <= plan.null_key_rows) return;
+    const double scale = static_cast<double>(statistics - plan.null_key_rows) / static_cast<double>(corrected);
+    if (scale < 1 / 1.5 || scale > 1.5) return;  // stale statistics: the estimates stand
+    for (auto& partition : result.partitions)
+        partition.estimated_rows =
+            static_cast<std::uint64_t>(std::llround(static_cast<double>(partition.estimated_rows) * scale));
+    result.method += ", scaled to the table's statistics (" + std::to_string(statistics) + " rows)";
 }
 
 }  // namespace
@@ -268,6 +286,7 @@ std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& 
         auto planned = planner.plan(count);
         if (!planned) return std::nullopt;
         result = std::move(*planned);
+        scale_to_statistics(index, plan, result);
     }
     // The rows with a NULL key are read by the first range, in the reader's NULL pass.
     result.partitions.front().estimated_rows += plan.null_key_rows;

@@ -36,7 +36,7 @@ struct EstimateOptions {
     std::size_t cells_per_cut = 8;
     // A bound on the EXPLAINs per partition, whatever the key's shape.
     std::size_t max_dives_per_partition = 64;
-    // The most rows, by estimate, of each of the four ranges counted exactly to measure the estimates'
+    // The most rows, by estimate, of each of the eight ranges counted exactly to measure the estimates'
     // bias (fewer on tables below 8M estimated rows: a 4000th of the estimate, at least 200).
     std::uint64_t calibration_rows = 2000;
 };
