@@ -78,14 +78,6 @@ SqlFragment key_before(const KeyExpression& key, const KeyValue& value) {
     return bounded(key, value, " <= ", " < ", " < ");
 }
 
-SqlFragment key_equals(const KeyExpression& key, const KeyValue& value) {
-    check_arity(key, value);
-    SqlFragment out;
-    for (std::size_t i = 0; i < key.columns.size(); ++i)
-        out.and_also({key.columns[i] + " = " + key.placeholders[i], {value[i]}});
-    return out;
-}
-
 std::string column_list(const KeyExpression& key) {
     std::string out;
     for (const auto& column : key.columns) out += (out.empty() ? "" : ", ") + column;

@@ -34,8 +34,6 @@ struct KeyExpression {
 SqlFragment key_after(const KeyExpression& key, const KeyValue& value, bool inclusive);
 // key < value.  (a, b) < (x, y) becomes  a <= ? AND (a < ? OR (a = ? AND b < ?)).
 SqlFragment key_before(const KeyExpression& key, const KeyValue& value);
-// key = value, one equality per column.
-SqlFragment key_equals(const KeyExpression& key, const KeyValue& value);
 // "a, b" (for ORDER BY and SELECT lists).
 std::string column_list(const KeyExpression& key);
 
