@@ -3,31 +3,24 @@
 // scheme, from every entry point), consumer failure lines name a task without its payload, and bad input
 // that used to reach the server (a Redis database out of range, keys of the wrong type, a table name
 // with an emoji, an existing output file) is one clear line with exit 2. Tables rp_test_*, keys rp_test:*.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
-
-extern char** environ;
 
 namespace rowpump::test {
 namespace {
@@ -35,111 +28,10 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
+// Files the tests write themselves (a job, a password file, an output file), named by purpose.
 std::string temp_path(const std::string& name) {
     return ::testing::TempDir() + "rowpump_secrets_" + std::to_string(::getpid()) + "_" + name;
 }
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-}
-
-// The built CLI as a child process with stdout and stderr in files. `env` changes the inherited
-// environment: a value sets the variable, nullopt removes it.
-class Cli {
-public:
-    Cli(const std::vector<std::string>& args, const std::map<std::string, std::optional<std::string>>& env = {}) {
-        static int next = 0;
-        const std::string id = std::to_string(next++);
-        out_path_ = temp_path("out_" + id);
-        err_path_ = temp_path("err_" + id);
-        std::vector<std::string> environment;
-        for (char** entry = environ; *entry; ++entry) {
-            const std::string variable(*entry);
-            if (!env.count(variable.substr(0, variable.find('=')))) environment.push_back(variable);
-        }
-        for (const auto& [name, value] : env)
-            if (value) environment.push_back(name + "=" + *value);
-        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
-        argv_text.insert(argv_text.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& arg : argv_text) argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        std::vector<char*> envp;
-        for (auto& variable : environment) envp.push_back(variable.data());
-        envp.push_back(nullptr);
-
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        const int flags = O_WRONLY | O_CREAT | O_TRUNC;
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), flags, 0600);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), flags, 0600);
-        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) {
-            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH;
-            pid_ = 0;
-        }
-    }
-    ~Cli() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-        std::remove(out_path_.c_str());
-        std::remove(err_path_.c_str());
-    }
-    Cli(const Cli&) = delete;
-    Cli& operator=(const Cli&) = delete;
-
-    pid_t pid() const { return pid_; }
-    void signal(int number) const {
-        if (pid_ > 0) ::kill(pid_, number);
-    }
-    // The exit code, -signal when killed by one, or -1000 when it still runs after `limit` (then killed).
-    int wait(std::chrono::seconds limit = 60s) {
-        const auto deadline = Clock::now() + limit;
-        while (pid_ > 0) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = 0;
-                code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-                break;
-            }
-            if (Clock::now() > deadline) {
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, nullptr, 0);
-                pid_ = 0;
-                code_ = -1000;
-                break;
-            }
-            std::this_thread::sleep_for(10ms);
-        }
-        return code_;
-    }
-    std::string out() const { return slurp(out_path_); }
-    std::string err() const { return slurp(err_path_); }
-    std::string describe() const {
-        return "exit " + std::to_string(code_) + "\n--- stdout ---\n" + out().substr(0, 2000) + "\n--- stderr ---\n" +
-               err().substr(0, 4000);
-    }
-
-private:
-    pid_t pid_ = 0;
-    int code_ = -1000;
-    std::string out_path_;
-    std::string err_path_;
-};
 
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
     const auto deadline = Clock::now() + limit;
@@ -154,9 +46,9 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 // line on stderr that mentions every one of `needles` and none of `secrets`.
 void expect_refused(const std::vector<std::string>& args, const std::vector<std::string>& needles,
                     const std::vector<std::string>& secrets = {},
-                    const std::map<std::string, std::optional<std::string>>& env = {}) {
-    Cli cli(args, env);
-    EXPECT_EQ(cli.wait(), 2) << cli.describe();
+                    const EnvOverride& env = {}) {
+    CliProcess cli(args, env);
+    EXPECT_EQ(cli.wait_for(60s), 2) << cli.describe();
     EXPECT_EQ(cli.out(), "") << cli.describe();
     const auto err = lines(cli.err());
     ASSERT_EQ(err.size(), 1u) << "one clear line\n" << cli.describe();
@@ -206,7 +98,7 @@ TEST_F(ArgvPasswordTest, PasswordInTheCommandLineIsMaskedWhileItRuns) {
             args.push_back(url);
         }
         for (const char* arg : {"--queue", "", "--exec", "cat > /dev/null"}) args.push_back(*arg ? arg : table_);
-        Cli consumer(args, {{"ROWPUMP_MYSQL_PASSWORD", std::nullopt}, {"ROWPUMP_MYSQL_PASSWORD_FILE", std::nullopt}});
+        CliProcess consumer(args, {{"ROWPUMP_MYSQL_PASSWORD", std::nullopt}, {"ROWPUMP_MYSQL_PASSWORD_FILE", std::nullopt}});
         // The consumer logs its start after it has connected, long after the arguments were masked.
         ASSERT_TRUE(wait_until([&] { return consumer.err().find("consuming queue") != std::string::npos; }, 20s))
             << consumer.describe();
@@ -218,7 +110,7 @@ TEST_F(ArgvPasswordTest, PasswordInTheCommandLineIsMaskedWhileItRuns) {
             << "the rest of the URL should stay readable: " << shown;
         EXPECT_NE(shown.find("cat > /dev/null"), std::string::npos) << shown;
         consumer.signal(SIGTERM);
-        EXPECT_EQ(consumer.wait(), 0) << consumer.describe();
+        EXPECT_EQ(consumer.wait_for(60s), 0) << consumer.describe();
         EXPECT_NE(consumer.err().find("ROWPUMP_MYSQL_PASSWORD"), std::string::npos)
             << "the run should recommend the password variables\n"
             << consumer.describe();
@@ -251,11 +143,11 @@ TEST_F(PasswordFileCliTest, FileEndingInCrlfAuthenticates) {
     tables().execute(table, "INSERT INTO {t} VALUES (7)");
     const std::string file = temp_path("password");
     std::ofstream(file, std::ios::binary) << options().password << "\r\n";
-    Cli read({"read", "--table", table},
+    CliProcess read({"read", "--table", table},
              {{"ROWPUMP_MYSQL_URL", mysql_url_for_command_line()},
               {"ROWPUMP_MYSQL_PASSWORD", std::nullopt},
               {"ROWPUMP_MYSQL_PASSWORD_FILE", file}});
-    EXPECT_EQ(read.wait(), 0) << read.describe();
+    EXPECT_EQ(read.wait_for(60s), 0) << read.describe();
     EXPECT_EQ(read.out(), "{\"id\":7}\n") << read.describe();
     std::remove(file.c_str());
 }
@@ -296,14 +188,14 @@ TEST_F(BadInputCliTest, ExistingOutputFileIsRefusedUnlessOverwriteIsGiven) {
 
     // Ranges may finish in any order: compare the set of lines.
     const std::multiset<std::string> rows{"{\"id\":1}", "{\"id\":2}"};
-    Cli replace({"backfill", "--table", table, "--sink", "file:" + file, "--overwrite"});
-    EXPECT_EQ(replace.wait(), 0) << replace.describe();
+    CliProcess replace({"backfill", "--table", table, "--sink", "file:" + file, "--overwrite"});
+    EXPECT_EQ(replace.wait_for(60s), 0) << replace.describe();
     const auto replaced = lines(slurp(file));
     EXPECT_EQ(std::multiset<std::string>(replaced.begin(), replaced.end()), rows);
     std::remove(file.c_str());
 
-    Cli fresh({"backfill", "--table", table, "--sink", "file:" + file});
-    EXPECT_EQ(fresh.wait(), 0) << "a file that is not there yet needs no --overwrite\n" << fresh.describe();
+    CliProcess fresh({"backfill", "--table", table, "--sink", "file:" + file});
+    EXPECT_EQ(fresh.wait_for(60s), 0) << "a file that is not there yet needs no --overwrite\n" << fresh.describe();
     const auto written = lines(slurp(file));
     EXPECT_EQ(std::multiset<std::string>(written.begin(), written.end()), rows);
     std::remove(file.c_str());
@@ -361,8 +253,8 @@ TEST_F(RedisBadInputCliTest, FailureLinesOfAConsumerShowNoPayloadUnlessVerbose) 
         std::vector<std::string> args{"queue", "consume", "--source", url(), "--queue", queue(),
                                       "--exec", "cat > /dev/null; exit 3", "--max-attempts", "1", "--until-empty"};
         if (verbose) args.insert(args.begin(), "-v");
-        Cli consumer(args);
-        EXPECT_EQ(consumer.wait(), 0) << consumer.describe();
+        CliProcess consumer(args);
+        EXPECT_EQ(consumer.wait_for(60s), 0) << consumer.describe();
         const std::string err = consumer.err();
         EXPECT_NE(err.find("(" + std::to_string(payload.size()) + " bytes) failed"), std::string::npos)
             << consumer.describe();

@@ -1,7 +1,8 @@
 #pragma once
 // The built rowpump CLI (ROWPUMP_CLI_PATH) as a child process: CliProcess for tests that signal, stop or
 // kill it mid-run, run_rowpump() for those that run it to the end. Its stdout and stderr go to temp files
-// that the test reads back.
+// that the test reads back. Both take an optional environment override for the child: a value sets the
+// variable, nullopt removes it; everything else is inherited from the test.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -36,6 +38,20 @@ inline std::string temp_file(const char* name) {
     return path;
 }
 
+using EnvOverride = std::map<std::string, std::optional<std::string>>;
+
+// The test's own environment with `env` applied, as NAME=value strings.
+inline std::vector<std::string> child_environment(const EnvOverride& env) {
+    std::vector<std::string> environment;
+    for (char** entry = environ; *entry; ++entry) {
+        const std::string variable(*entry);
+        if (!env.count(variable.substr(0, variable.find('=')))) environment.push_back(variable);
+    }
+    for (const auto& [name, value] : env)
+        if (value) environment.push_back(name + "=" + *value);
+    return environment;
+}
+
 inline std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> out;
     std::istringstream in(text);
@@ -47,7 +63,7 @@ inline std::vector<std::string> lines(const std::string& text) {
 // a child that still runs (a stopped one too), so a failed assertion never leaves a process behind.
 class CliProcess {
 public:
-    explicit CliProcess(const std::vector<std::string>& args)
+    explicit CliProcess(const std::vector<std::string>& args, const EnvOverride& env = {})
         : out_path_(temp_file("out")), err_path_(temp_file("err")) {
         std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
         argv_text.insert(argv_text.end(), args.begin(), args.end());
@@ -55,12 +71,16 @@ public:
         std::vector<char*> argv;
         for (auto& arg : argv_text) argv.push_back(arg.data());
         argv.push_back(nullptr);
+        std::vector<std::string> environment = child_environment(env);
+        std::vector<char*> envp;
+        for (auto& variable : environment) envp.push_back(variable.data());
+        envp.push_back(nullptr);
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
         posix_spawn_file_actions_destroy(&actions);
         if (spawned != 0) {
             ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
@@ -75,6 +95,8 @@ public:
     }
     CliProcess(const CliProcess&) = delete;
     CliProcess& operator=(const CliProcess&) = delete;
+
+    pid_t pid() const { return pid_; }
 
     // How it ended (its exit code, or minus the signal that ended it), or nullopt while it runs.
     std::optional<int> poll() {
@@ -130,9 +152,10 @@ struct CliRun {
     }
 };
 
-// Runs `rowpump args...` with stdin from /dev/null and the test's environment, and waits for it.
-inline CliRun run_rowpump(const std::vector<std::string>& args) {
-    CliProcess process(args);
+// Runs `rowpump args...` with stdin from /dev/null and the test's environment (changed by `env`), and
+// waits for it.
+inline CliRun run_rowpump(const std::vector<std::string>& args, const EnvOverride& env = {}) {
+    CliProcess process(args, env);
     CliRun run;
     while (!process.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     run.exit_code = *process.poll();
