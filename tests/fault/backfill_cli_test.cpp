@@ -1,29 +1,24 @@
 // `rowpump backfill` as a user runs it: bad flags and bad targets exit 2 (or 1) with one clear line and
 // write nothing; --dry-run prints the plan and writes nothing; --summary-json is valid JSON with the real
 // counts; Ctrl-C in the middle exits 3 and the summary says where each range stopped.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
-
-extern char** environ;
 
 namespace rowpump::test {
 namespace {
@@ -31,103 +26,27 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-struct CliResult {
-    bool exited = false;  // false: killed by a signal (a crash)
-    int exit_code = -1;
-    std::string out;
-    std::string err;
+// A finished run and how long it took from its start: the unreachable-sink test bounds the time.
+struct CliResult : CliRun {
     double seconds = 0;
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+// Waits for `process`, started at `started`; one still running after `limit` is a failure and is killed.
+CliResult finish(CliProcess& process, Clock::time_point started, std::chrono::seconds limit = 60s) {
+    CliResult result;
+    const auto ended = process.wait_for(limit);
+    if (!ended) ADD_FAILURE() << "rowpump still running after " << limit.count() << " s: killed";
+    result.exit_code = ended ? *ended : process.kill();
+    result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    result.out = process.out();
+    result.err = process.err();
+    return result;
 }
-
-// A running CLI process, its stdout and stderr going to temp files.
-class CliProcess {
-public:
-    explicit CliProcess(const std::vector<std::string>& args)
-        : out_path_(fresh_temp_path("cli_out")), err_path_(fresh_temp_path("cli_err")), started_(Clock::now()) {
-        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
-        argv_text.insert(argv_text.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& arg : argv_text) argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) {
-            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
-            pid_ = 0;
-        }
-    }
-    ~CliProcess() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-        std::remove(out_path_.c_str());
-        std::remove(err_path_.c_str());
-    }
-    CliProcess(const CliProcess&) = delete;
-    CliProcess& operator=(const CliProcess&) = delete;
-
-    void signal(int number) {
-        if (pid_ > 0) ::kill(pid_, number);
-    }
-
-    // Waits for the exit; a process still running after `limit` is killed and reported.
-    CliResult wait(std::chrono::seconds limit = 60s) {
-        CliResult result;
-        int status = 0;
-        const auto deadline = Clock::now() + limit;
-        while (pid_ > 0) {
-            const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-            if (done == pid_) {
-                pid_ = 0;
-                result.exited = WIFEXITED(status);
-                result.exit_code = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
-                break;
-            }
-            if (Clock::now() > deadline) {
-                ADD_FAILURE() << "rowpump still running after " << limit.count() << " s: killed";
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, &status, 0);
-                pid_ = 0;
-                break;
-            }
-            std::this_thread::sleep_for(10ms);
-        }
-        result.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-        result.out = slurp(out_path_);
-        result.err = slurp(err_path_);
-        return result;
-    }
-
-private:
-    std::string out_path_;
-    std::string err_path_;
-    Clock::time_point started_;
-    pid_t pid_ = 0;
-};
 
 CliResult run_cli(const std::vector<std::string>& args, std::chrono::seconds limit = 60s) {
+    const auto started = Clock::now();
     CliProcess process(args);
-    return process.wait(limit);
-}
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
+    return finish(process, started, limit);
 }
 
 std::string describe(const CliResult& result) {
@@ -139,7 +58,7 @@ bool contains(const std::string& text, const std::string& needle) { return text.
 
 // Bad input: exit 2, nothing on stdout, and one line on stderr that names the problem.
 void expect_bad_input(const CliResult& result, const std::string& needle) {
-    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_GE(result.exit_code, 0) << "killed by a signal\n" << describe(result);
     EXPECT_EQ(result.exit_code, 2) << describe(result);
     EXPECT_EQ(result.out, "") << describe(result);
     const auto err = lines(result.err);
@@ -374,7 +293,7 @@ TEST_F(BackfillCliTest, SummaryJsonFileIsUntouchedWhenTheRunFailsBeforeItsEnd) {
 TEST_F(BackfillCliTest, SummaryJsonWriteErrorIsReportedAndSaysTheRowsWereWritten) {
     const auto table = numbered_table(500);
     const auto result = run_cli(with(redis_args(table), {"--summary-json", "/dev/full"}));
-    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_GE(result.exit_code, 0) << "killed by a signal\n" << describe(result);
     EXPECT_EQ(result.exit_code, 1) << describe(result);
     EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 500);
     const auto err = lines(result.err);
@@ -389,7 +308,7 @@ TEST_F(BackfillCliTest, UnreachableRedisFailsWithAClearLineAndReadsNothing) {
     const auto table = numbered_table(10);
     const auto result = run_cli({"backfill", "--table", table, "--sink", "redis://127.0.0.1:1/0", "--queue", queue_},
                                 60s);
-    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_GE(result.exit_code, 0) << "killed by a signal\n" << describe(result);
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_EQ(result.out, "") << describe(result);
     const auto err = lines(result.err);
@@ -466,15 +385,16 @@ TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
 TEST_F(BackfillCliTest, SigintMidRunExits3AndSaysWhereRangesStopped) {
     const auto table = numbered_table(5000);
     const std::string json_path = fresh_temp_path("interrupted.json");
+    const auto started = Clock::now();
     CliProcess process(with(redis_args(table), {"--partitions", "3", "--workers", "2", "--page-size", "100",
                                                 "--rate", "2000", "--summary-json", json_path}));
     // Interrupt once rows are flowing, not while the job is still planning.
     const auto deadline = Clock::now() + 20s;
     while (redis_->command({"LLEN", queue_}).integer < 300 && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
     process.signal(SIGINT);
-    const auto result = process.wait();
+    const auto result = finish(process, started);
 
-    EXPECT_TRUE(result.exited) << describe(result);
+    EXPECT_GE(result.exit_code, 0) << "killed by a signal\n" << describe(result);
     EXPECT_EQ(result.exit_code, 3) << describe(result);
     EXPECT_TRUE(contains(result.err, "interrupted")) << describe(result);
     EXPECT_TRUE(contains(result.err, "stopped after")) << "where the ranges stopped\n" << describe(result);

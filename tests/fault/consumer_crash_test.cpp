@@ -4,11 +4,8 @@
 // back once the heartbeat expires). CLI level: `rowpump queue consume` drains cleanly on SIGTERM (running
 // tasks finish, exit 0, nothing left claimed) and, killed with SIGKILL, loses nothing: a second run
 // recovers what the first held. Tables rp_test_q_*, keys rp_test:q:*; all removed at the end.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,23 +14,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 #include "mysql/queue_table.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
-
-extern char** environ;
 
 namespace rowpump::test {
 namespace {
@@ -43,77 +37,10 @@ using Clock = std::chrono::steady_clock;
 
 std::string payload(int n) { return "{\"n\":" + std::to_string(n) + "}"; }
 
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // --------------------------------------------------------------------------------------- the CLI as a process
 
-// `rowpump queue consume ...` running in the background; killed when the test ends early.
-class Consumer {
-public:
-    explicit Consumer(const std::vector<std::string>& args) {
-        log_ = ::testing::TempDir() + "rowpump_consume_" + std::to_string(::getpid()) + "_" + std::to_string(next_++) + ".log";
-        std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
-        argv_text.insert(argv_text.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& arg : argv_text) argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) {
-            ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH;
-            pid_ = 0;
-        }
-    }
-    ~Consumer() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-        std::remove(log_.c_str());
-    }
-    Consumer(const Consumer&) = delete;
-    Consumer& operator=(const Consumer&) = delete;
-
-    void signal(int number) {
-        if (pid_ > 0) ::kill(pid_, number);
-    }
-    // The exit code, -signal when killed by one, or -1000 when it still runs after `limit` (then killed).
-    int wait(std::chrono::seconds limit) {
-        const auto deadline = Clock::now() + limit;
-        int status = 0;
-        while (pid_ > 0) {
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = 0;
-                return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-            }
-            if (Clock::now() > deadline) {
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, nullptr, 0);
-                pid_ = 0;
-                return -1000;
-            }
-            std::this_thread::sleep_for(10ms);
-        }
-        return -1000;
-    }
-    bool running() { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
-    std::string log() const { return slurp(log_); }
-
-private:
-    static inline int next_ = 0;
-    pid_t pid_ = 0;
-    std::string log_;
-};
+// What a `rowpump queue consume` process said, read in full: its stderr (where rowpump logs), then its stdout.
+std::string log_of(const CliProcess& consumer) { return consumer.err() + consumer.out(); }
 
 // A directory where each task run leaves one file holding its payload.
 class Outbox {
@@ -313,16 +240,16 @@ TEST_F(MySqlConsumerCrashTest, ATaskWhoseConsumersKeepDyingEndsDead) {
 TEST_F(MySqlConsumerCrashTest, CliDrainsOnSigtermAndLeavesNothingClaimed) {
     enqueue(40);
     Outbox outbox;
-    Consumer consumer({"queue", "consume", "--source", url_, "--queue", table_, "--exec", outbox.command("0.2"),
+    CliProcess consumer({"queue", "consume", "--source", url_, "--queue", table_, "--exec", outbox.command("0.2"),
                        "--concurrency", "2", "--batch", "5"});
-    const bool started = wait_until([&] { return outbox.count() >= 4 || !consumer.running(); }, 20s);
-    ASSERT_TRUE(has_queue_command(consumer.log())) << wire_main_hint << consumer.log();
-    ASSERT_TRUE(started) << consumer.log();
+    const bool started = wait_until([&] { return outbox.count() >= 4 || consumer.poll().has_value(); }, 20s);
+    ASSERT_TRUE(has_queue_command(log_of(consumer))) << wire_main_hint << log_of(consumer);
+    ASSERT_TRUE(started) << log_of(consumer);
     consumer.signal(SIGTERM);
     const auto stopped_at = Clock::now();
-    EXPECT_EQ(consumer.wait(20s), 0) << consumer.log();
+    EXPECT_EQ(consumer.wait_for(20s), 0) << log_of(consumer);
     EXPECT_LT(Clock::now() - stopped_at, 5s) << "a clean stop finishes one task per worker, not the whole batch";
-    EXPECT_EQ(count_status("claimed"), 0u) << consumer.log();
+    EXPECT_EQ(count_status("claimed"), 0u) << log_of(consumer);
     // Every task that ran was acknowledged, and every acknowledged task ran.
     std::vector<std::string> done;
     for (const Row& row : tables().rows("SELECT payload FROM " + mysql::quote_identifier(table_) + " WHERE status = 'done'"))
@@ -340,20 +267,20 @@ TEST_F(MySqlConsumerCrashTest, CliKilledWithSigkillLosesNothing) {
                                         outbox.command("0.05"), "--concurrency", "2", "--batch", "5", "--reap-interval",
                                         "0.2"};
     {
-        Consumer first(args);
-        const bool started = wait_until([&] { return outbox.count() >= 3 || !first.running(); }, 20s);
-        ASSERT_TRUE(has_queue_command(first.log())) << wire_main_hint << first.log();
-        ASSERT_TRUE(started) << first.log();
+        CliProcess first(args);
+        const bool started = wait_until([&] { return outbox.count() >= 3 || first.poll().has_value(); }, 20s);
+        ASSERT_TRUE(has_queue_command(log_of(first))) << wire_main_hint << log_of(first);
+        ASSERT_TRUE(started) << log_of(first);
         first.signal(SIGKILL);
-        EXPECT_EQ(first.wait(10s), -SIGKILL);
+        EXPECT_EQ(first.wait_for(10s), -SIGKILL);
     }
     EXPECT_GT(count_status("claimed"), 0u) << "the killed consumer held no claims: nothing was tested";
-    Consumer second(args);
+    CliProcess second(args);
     const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
     second.signal(SIGTERM);
-    EXPECT_EQ(second.wait(20s), 0) << second.log();
-    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << second.log();
-    EXPECT_EQ(count_status("done"), 30u) << second.log();
+    EXPECT_EQ(second.wait_for(20s), 0) << log_of(second);
+    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << log_of(second);
+    EXPECT_EQ(count_status("done"), 30u) << log_of(second);
 }
 
 // --------------------------------------------------------------------------------------------------- Redis
@@ -485,20 +412,20 @@ TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceIt
                                   outbox.command("0.05"), "--concurrency", "2", "--batch", "5",
                                   "--heartbeat-timeout", "1", "--reap-interval", "0.2"};
     {
-        Consumer first(args);
-        const bool started = wait_until([&] { return outbox.count() >= 3 || !first.running(); }, 20s);
-        ASSERT_TRUE(has_queue_command(first.log())) << wire_main_hint << first.log();
-        ASSERT_TRUE(started) << first.log();
+        CliProcess first(args);
+        const bool started = wait_until([&] { return outbox.count() >= 3 || first.poll().has_value(); }, 20s);
+        ASSERT_TRUE(has_queue_command(log_of(first))) << wire_main_hint << log_of(first);
+        ASSERT_TRUE(started) << log_of(first);
         first.signal(SIGKILL);
-        EXPECT_EQ(first.wait(10s), -SIGKILL);
+        EXPECT_EQ(first.wait_for(10s), -SIGKILL);
     }
     ASSERT_GT(processing_lists(), 0u) << "the killed consumer held nothing: nothing was tested";
-    Consumer second(args);
+    CliProcess second(args);
     const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
-    const bool drained = wait_until([&] { return processing_lists() == 0 || !second.running(); }, 10s);
+    const bool drained = wait_until([&] { return processing_lists() == 0 || second.poll().has_value(); }, 10s);
     second.signal(SIGTERM);
-    EXPECT_EQ(second.wait(20s), 0) << second.log();
-    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << second.log();
+    EXPECT_EQ(second.wait_for(20s), 0) << log_of(second);
+    EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << log_of(second);
     EXPECT_TRUE(drained);
     EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 0);
     EXPECT_EQ(redis_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
@@ -510,16 +437,16 @@ TEST_F(RedisConsumerCrashTest, CliRetriesAFailingTaskWithBackoffThenMarksItDead)
     // Task 3 always fails; the others succeed.
     const std::string exec = "p=$(cat); case \"$p\" in *'\"n\":3}'*) echo \"cannot handle $p\" >&2; exit 7;; esac; printf %s \"$p\" | (" +
                              outbox.command("0") + ")";
-    Consumer consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--exec", exec, "--max-attempts", "3",
+    CliProcess consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--exec", exec, "--max-attempts", "3",
                        "--backoff", "0.05", "--backoff-cap", "0.1"});
-    const bool dead = wait_until([&] { return redis_->command({"LLEN", redis::dead_list(queue_)}).integer == 1 || !consumer.running(); }, 20s);
-    ASSERT_TRUE(has_queue_command(consumer.log())) << wire_main_hint << consumer.log();
+    const bool dead = wait_until([&] { return redis_->command({"LLEN", redis::dead_list(queue_)}).integer == 1 || consumer.poll().has_value(); }, 20s);
+    ASSERT_TRUE(has_queue_command(log_of(consumer))) << wire_main_hint << log_of(consumer);
     consumer.signal(SIGTERM);
-    EXPECT_EQ(consumer.wait(20s), 0) << consumer.log();
-    ASSERT_TRUE(dead) << consumer.log();
+    EXPECT_EQ(consumer.wait_for(20s), 0) << log_of(consumer);
+    ASSERT_TRUE(dead) << log_of(consumer);
     EXPECT_EQ(list_items(*redis_, redis::dead_list(queue_)), std::vector<std::string>{payload(3)});
     EXPECT_EQ(outbox.count(), 9u);
-    const std::string log = consumer.log();
+    const std::string log = log_of(consumer);
     EXPECT_NE(log.find("attempt 1 of 3, will retry"), std::string::npos) << log;
     EXPECT_NE(log.find("exit status 7: cannot handle {\"n\":3}"), std::string::npos) << log;
     EXPECT_NE(log.find("attempt 3 of 3, now dead"), std::string::npos) << log;
