@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "rowpump/options.hpp"
+
 extern char** environ;
 
 namespace rowpump::test {
@@ -128,7 +130,8 @@ public:
     std::string out() const { return slurp(out_path_); }
     std::string err() const { return slurp(err_path_); }
     std::string describe() const {
-        return "$ " + command_ + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
+        // The command line may hold a URL with a password (tests of argv scrubbing pass one on purpose).
+        return "$ " + redact_url(command_) + "\nended: " + (status_ ? std::to_string(*status_) : "still running") +
                "\n--- stdout ---\n" + slurp(out_path_).substr(0, 2000) + "\n--- stderr ---\n" +
                err().substr(0, 4000);
     }
