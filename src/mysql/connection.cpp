@@ -179,14 +179,15 @@ void wait_before_retry(const Error& error, const std::string& reason, int attemp
     std::this_thread::sleep_for(wait);
 }
 
-void Connection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+void recover_session(const Error& error, int attempt, const RetryDeadline& deadline,
+                     const std::function<bool()>& still_usable, const std::function<void()>& reopen) {
     std::string reason = error.what();
     bool session_gone = dynamic_cast<const ConnectionLost*>(&error) != nullptr;
     for (;; ++attempt) {
         wait_before_retry(error, reason, attempt, deadline);
-        if (!session_gone && session_ && alive()) return;
+        if (!session_gone && still_usable()) return;
         try {
-            open();
+            reopen();
             return;
         } catch (const Error& reconnect_error) {
             if (!reconnect_error.is_transient()) throw;
@@ -194,6 +195,10 @@ void Connection::recover_from(const Error& error, int attempt, const RetryDeadli
             session_gone = true;
         }
     }
+}
+
+void Connection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+    recover_session(error, attempt, deadline, [this] { return session_ && alive(); }, [this] { open(); });
 }
 
 Rows Connection::query(const std::string& sql, const std::vector<Param>& params) {

@@ -82,6 +82,12 @@ void apply_session_settings(const MySqlOptions& options, const std::function<voi
 // error, saying how long it was retried, once `deadline` is spent; otherwise logs and waits its backoff.
 void wait_before_retry(const Error& error, const std::string& reason, int attempt, const RetryDeadline& deadline);
 
+// Either driver's way back after a transient `error`: waits its backoff, then goes on with the session
+// when `still_usable()` says it can (never after a lost connection), or calls `reopen()`, until a session
+// is there or `deadline` is spent. A reopen that fails transiently is waited for and tried again.
+void recover_session(const Error& error, int attempt, const RetryDeadline& deadline,
+                     const std::function<bool()>& still_usable, const std::function<void()>& reopen);
+
 // Quotes an identifier with backticks, doubling any backtick inside it.
 std::string quote_identifier(const std::string& name);
 

@@ -62,17 +62,8 @@ void StreamConnection::open() {
 }
 
 void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
-    std::string reason = error.what();
-    for (;; ++attempt) {
-        wait_before_retry(error, reason, attempt, deadline);
-        try {
-            open();
-            return;
-        } catch (const Error& reconnect_error) {
-            if (!reconnect_error.is_transient()) throw;
-            reason = reconnect_error.what();
-        }
-    }
+    // A stream cut off midway leaves its session unusable: always a new one.
+    recover_session(error, attempt, deadline, [] { return false; }, [this] { open(); });
 }
 
 void StreamConnection::run(const std::string& sql) {

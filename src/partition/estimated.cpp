@@ -73,6 +73,7 @@ public:
             result.partitions.push_back({std::move(ranges[i]), static_cast<std::uint64_t>(std::llround(rows[i]))});
         result.method = "index estimates (" + std::to_string(dives_) + " EXPLAINs), corrected by " +
                         std::to_string(counted_) + " exact counts of " + std::to_string(counted_rows_) + " rows";
+        if (snaps_ > 0) result.method += ", boundaries snapped to real keys by " + std::to_string(snaps_) + " lookups";
         return result;
     }
 
@@ -96,7 +97,7 @@ private:
     // single-column key, else the first real key from there (nullopt when there is none).
     std::optional<KeyValue> boundary_at(std::uint64_t offset) {
         if (!composite_) return KeyValue{lead_at(offset)};
-        ++dives_;
+        ++snaps_;
         return index_.first_from_leading(lead_at(offset));
     }
 
@@ -236,6 +237,7 @@ private:
     const bool composite_;
     std::vector<Cell> cells_;
     std::size_t dives_ = 0;
+    std::size_t snaps_ = 0;
     std::size_t counted_ = 0;
     std::uint64_t counted_rows_ = 0;
 };

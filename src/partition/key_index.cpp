@@ -12,26 +12,35 @@ KeyIndex::KeyIndex(mysql::Connection& connection, const ReadPlan& plan)
     for (const auto& column : columns_) select_list_ += (select_list_.empty() ? "" : ", ") + select_expression(column);
 }
 
-SqlFragment KeyIndex::conditions(const PageBounds& bounds) const {
+SqlFragment KeyIndex::rows_read() const {
     SqlFragment out;
     if (!plan_.spec.where.empty()) out.and_also({"(" + plan_.spec.where + ")", {}});
     // IS NOT NULL per column (rather than NOT (a IS NULL OR ...)) is itself a range the index can serve.
     for (std::size_t i = 0; i < columns_.size(); ++i)
         if (columns_[i].nullable) out.and_also({key_.columns[i] + " IS NOT NULL", {}});
+    return out;
+}
+
+namespace {
+SqlFragment or_true(SqlFragment where) {
+    if (where.empty()) where.sql = "TRUE";
+    return where;
+}
+}  // namespace
+
+SqlFragment KeyIndex::conditions(const PageBounds& bounds) const {
+    SqlFragment out = rows_read();
     if (bounds.after) out.and_also(key_after(key_, *bounds.after, bounds.after_inclusive));
     if (bounds.before) out.and_also(key_before(key_, *bounds.before));
-    if (out.empty()) out.sql = "TRUE";
-    return out;
+    return or_true(std::move(out));
 }
 
 SqlFragment KeyIndex::leading_conditions(const std::optional<KeyPart>& from,
                                          const std::optional<KeyPart>& before) const {
-    SqlFragment out = conditions({});
-    if (out.sql == "TRUE") out = {};
+    SqlFragment out = rows_read();
     if (from) out.and_also({key_.columns[0] + " >= " + key_.placeholders[0], {*from}});
     if (before) out.and_also({key_.columns[0] + " < " + key_.placeholders[0], {*before}});
-    if (out.empty()) out.sql = "TRUE";
-    return out;
+    return or_true(std::move(out));
 }
 
 std::optional<KeyValue> KeyIndex::single_key(const std::string& order, SqlFragment where, std::uint64_t offset) {

@@ -44,6 +44,7 @@ public:
     const std::vector<Column>& columns() const { return columns_; }
 
 private:
+    SqlFragment rows_read() const;  // the filter and the key's NOT NULLs: the rows the main pass reads
     SqlFragment conditions(const PageBounds& bounds) const;
     SqlFragment leading_conditions(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before) const;
     std::optional<KeyValue> single_key(const std::string& order, SqlFragment where, std::uint64_t offset);
