@@ -1,5 +1,5 @@
-// balanced by index estimates, for a key whose first column is an integer: the cost grows with the
-// partitions, not the rows.
+// balanced by index estimates, for a key whose first column is an integer or collated text: the cost
+// grows with the partitions, not the rows.
 //
 // The span of the key's first column is cut by arithmetic into cells, and the optimizer estimates each cell's rows (EXPLAIN:
 // two index dives, no scan). A cell holding more than its share is cut again, so a skewed key (most rows
@@ -11,10 +11,12 @@
 // when one value holds more rows than a range should, the plan cannot balance and the caller walks.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "log.hpp"
 #include "partition/planners.hpp"
+#include "partition/string_axis.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -38,10 +40,12 @@ struct Bias {
 
 class EstimatedPlanner {
 public:
-    EstimatedPlanner(KeyIndex& index, const KeyPart& lo, std::uint64_t width, const EstimateOptions& options)
-        : index_(index), lo_(lo), width_(width), options_(options),
-          is_signed_(index.columns()[0].kind == ColumnKind::signed_integer),
-          composite_(index.columns().size() > 1) {}
+    // `lead_at(offset)` is the first column's value `offset` above its lowest, for offsets up to `width`.
+    // `snapped` puts boundaries on real keys: a probe of a text key, or a first column's value of a
+    // composite key, is not a key by itself.
+    EstimatedPlanner(KeyIndex& index, std::function<KeyPart(std::uint64_t)> lead_at, std::uint64_t width,
+                     bool snapped, const EstimateOptions& options)
+        : index_(index), lead_at_(std::move(lead_at)), width_(width), options_(options), snapped_(snapped) {}
 
     // nullopt when a single value of a composite key's first column holds more than two ranges' worth of
     // rows (a single-column key has one row per value).
@@ -56,12 +60,12 @@ public:
         const std::vector<Bias> biases = calibration(estimated_total());
         double total = 0;
         for (Cell& cell : cells_) {
-            cell.rows = static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
+            cell.rows = corrected_rows(cell, biases);
             total += cell.rows;
         }
         const double share = total / static_cast<double>(std::max<std::size_t>(count, 1));
         for (const Cell& cell : cells_)
-            if (composite_ && cell.from == cell.to && cell.rows > 2 * share && count > 1) return std::nullopt;
+            if (snapped_ && cell.from == cell.to && cell.rows > 2 * share && count > 1) return std::nullopt;
         std::vector<KeyValue> points;
         std::vector<double> rows;
         place_boundaries(count, total, points, rows);
@@ -77,11 +81,47 @@ public:
         return result;
     }
 
+    // minmax: `count` ranges of equal key width, with the rows of each estimated as plan() estimates them:
+    // each range is cut into cells, whose estimates are corrected and summed.
+    PartitionPlan equal_widths(std::size_t count) {
+        std::vector<Cell> ranges;
+        cut({0, width_, 0}, count, ranges);
+        std::vector<std::size_t> first_cell;
+        for (const Cell& range : ranges) {
+            first_cell.push_back(cells_.size());
+            cut(range, options_.cells_per_partition, cells_);
+        }
+        first_cell.push_back(cells_.size());
+        const std::vector<Bias> biases = calibration(estimated_total());
+        PartitionPlan result;
+        result.strategy = PartitionStrategy::minmax;
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            double rows = 0;
+            for (std::size_t cell = first_cell[i]; cell < first_cell[i + 1]; ++cell) rows += corrected_rows(cells_[cell], biases);
+            KeyRange range;
+            if (i > 0) range.lo = KeyValue{lead_at(ranges[i].from)};
+            if (i + 1 < ranges.size()) range.hi = KeyValue{lead_at(ranges[i + 1].from)};
+            result.partitions.push_back({std::move(range), static_cast<std::uint64_t>(std::llround(rows))});
+        }
+        result.method = "arithmetic between the key's ends; rows by index estimates (" + std::to_string(dives_) +
+                        " EXPLAINs), corrected by " + std::to_string(counted_) + " exact counts of " +
+                        std::to_string(counted_rows_) + " rows";
+        return result;
+    }
+
 private:
-    // The first column's value `offset` above its lowest.
-    KeyPart lead_at(std::uint64_t offset) const {
-        if (is_signed_) return static_cast<std::int64_t>(static_cast<std::uint64_t>(std::get<std::int64_t>(lo_)) + offset);
-        return std::get<std::uint64_t>(lo_) + offset;
+    KeyPart lead_at(std::uint64_t offset) const { return lead_at_(offset); }
+
+    // The rows a cell's estimate stands for. InnoDB never estimates a range below one row (the optimizer
+    // would take 0 for a certainty), so an estimate of 1 is 0 or 1, and on a sparse key or between text
+    // probes most small cells are empty: a count of at most two index entries tells.
+    double corrected_rows(const Cell& cell, const std::vector<Bias>& biases) {
+        if (cell.estimate > 1) return static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
+        if (cell.estimate == 0) return 0;  // the server found the range empty ("Impossible WHERE")
+        ++counted_;
+        const std::uint64_t rows = index_.count_leading(lead_at(cell.from), end_of(cell.to), 2);
+        counted_rows_ += rows;
+        return static_cast<double>(rows);
     }
 
     std::optional<KeyPart> end_of(std::uint64_t to) const {
@@ -94,9 +134,9 @@ private:
     }
 
     // Where a range starting at the first column's value `offset` starts: that value itself for a
-    // single-column key, else the first real key from there (nullopt when there is none).
+    // single integer key, else the first real key from there (nullopt when there is none).
     std::optional<KeyValue> boundary_at(std::uint64_t offset) {
-        if (!composite_) return KeyValue{lead_at(offset)};
+        if (!snapped_) return KeyValue{lead_at(offset)};
         ++snaps_;
         return index_.first_from_leading(lead_at(offset));
     }
@@ -230,11 +270,10 @@ private:
     }
 
     KeyIndex& index_;
-    const KeyPart lo_;
+    const std::function<KeyPart(std::uint64_t)> lead_at_;
     const std::uint64_t width_;
     const EstimateOptions& options_;
-    const bool is_signed_;
-    const bool composite_;
+    const bool snapped_;
     std::vector<Cell> cells_;
     std::size_t dives_ = 0;
     std::size_t snaps_ = 0;
@@ -242,10 +281,35 @@ private:
     std::uint64_t counted_rows_ = 0;
 };
 
-std::uint64_t offset_between(const KeyPart& lo, const KeyPart& hi) {
-    if (const auto* low = std::get_if<std::int64_t>(&lo))
-        return static_cast<std::uint64_t>(std::get<std::int64_t>(hi)) - static_cast<std::uint64_t>(*low);
-    return std::get<std::uint64_t>(hi) - std::get<std::uint64_t>(lo);
+bool is_integer(const Column& column) {
+    return column.kind == ColumnKind::signed_integer || column.kind == ColumnKind::unsigned_integer;
+}
+
+// Text the collation orders as text: not ENUM or SET, which sort by their members' numbers.
+bool is_collated_text(const Column& column) {
+    return column.kind == ColumnKind::text && column.column_type.rfind("enum(", 0) != 0 &&
+           column.column_type.rfind("set(", 0) != 0;
+}
+
+// The planner over the key's first column from its lowest value `lo` to its highest `hi`: integers by
+// arithmetic on their values, text by probes (string_axis.hpp). nullopt when text has no usable axis.
+std::optional<EstimatedPlanner> planner_between(KeyIndex& index, const KeyPart& lo, const KeyPart& hi,
+                                                const EstimateOptions& options) {
+    const bool composite = index.columns().size() > 1;
+    if (const auto* low = std::get_if<std::int64_t>(&lo)) {
+        const auto base = static_cast<std::uint64_t>(*low);
+        return EstimatedPlanner(index, [base](std::uint64_t offset) -> KeyPart { return static_cast<std::int64_t>(base + offset); },
+                                static_cast<std::uint64_t>(std::get<std::int64_t>(hi)) - base, composite, options);
+    }
+    if (const auto* low = std::get_if<std::uint64_t>(&lo)) {
+        const std::uint64_t base = *low;
+        return EstimatedPlanner(index, [base](std::uint64_t offset) -> KeyPart { return base + offset; },
+                                std::get<std::uint64_t>(hi) - base, composite, options);
+    }
+    auto axis = StringAxis::between(index, std::get<std::string>(lo), std::get<std::string>(hi));
+    if (!axis) return std::nullopt;
+    return EstimatedPlanner(index, [axis = *axis](std::uint64_t offset) -> KeyPart { return axis.at(offset); },
+                            axis->width(), true, options);
 }
 
 // The bias correction can be off by some percent where InnoDB's exact and extrapolated regimes meet
@@ -267,10 +331,17 @@ void scale_to_statistics(KeyIndex& index, const ReadPlan& plan, PartitionPlan& r
 
 }  // namespace
 
+PartitionPlan plan_equal_widths(KeyIndex& index, const ReadPlan& plan, const KeyPart& lo, const KeyPart& hi,
+                                std::size_t count) {
+    const EstimateOptions options;
+    PartitionPlan result = planner_between(index, lo, hi, options).value().equal_widths(count);
+    if (plan.spec.where.empty()) scale_to_statistics(index, plan, result);
+    return result;
+}
+
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan) {
     const auto& key = index.columns();
-    return plan.spec.where.empty() && !key.empty() &&
-           (key[0].kind == ColumnKind::signed_integer || key[0].kind == ColumnKind::unsigned_integer);
+    return plan.spec.where.empty() && !key.empty() && (is_integer(key[0]) || is_collated_text(key[0]));
 }
 
 std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,
@@ -284,8 +355,8 @@ std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& 
         result.partitions.push_back({KeyRange{}, 0});
         result.method = "an empty table";
     } else {
-        EstimatedPlanner planner(index, (*lo)[0], offset_between((*lo)[0], (*hi)[0]), options);
-        auto planned = planner.plan(count);
+        auto planner = planner_between(index, (*lo)[0], (*hi)[0], options);
+        auto planned = planner ? planner->plan(count) : std::nullopt;
         if (!planned) return std::nullopt;
         result = std::move(*planned);
         scale_to_statistics(index, plan, result);

@@ -1,6 +1,8 @@
 #include "partition/key_index.hpp"
 
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "paging/select_expression.hpp"
@@ -117,6 +119,39 @@ std::uint64_t KeyIndex::estimate_where(const SqlFragment& where) {
             if (result.label(i) == "filtered" && !result.is_null(i))
                 return static_cast<std::uint64_t>(std::llround(static_cast<double>(rows) * result.real(i) / 100.0));
         return rows;
+    });
+}
+
+std::vector<std::size_t> KeyIndex::rank_leading_characters(const std::vector<std::string>& characters) {
+    if (characters.empty()) return {};
+    return connection_.retrying([&]() -> std::vector<std::size_t> {
+        auto collation = connection_.query(
+            "SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS "
+            "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?",
+            {plan_.table.schema, plan_.table.name, columns_[0].name});
+        if (!collation.next() || collation.is_null(1) || collation.is_null(2)) return {};
+        // Names from the server's own catalogue, checked anyway before they become SQL.
+        const auto is_name = [](const std::string& name) {
+            return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                return std::isalnum(c) || c == '_';
+            });
+        };
+        const std::string charset = collation.text(1);
+        const std::string collate = collation.text(2);
+        if (!is_name(charset) || !is_name(collate)) return {};
+        std::string sql = "SELECT rp_i, DENSE_RANK() OVER (ORDER BY rp_c) FROM (";
+        std::vector<mysql::Param> params;
+        for (std::size_t i = 0; i < characters.size(); ++i) {
+            sql += (i ? " UNION ALL " : "") + std::string("SELECT ? AS rp_i, CONVERT(? USING ") + charset +
+                   ") COLLATE " + collate + " AS rp_c";
+            params.emplace_back(static_cast<std::uint64_t>(i));
+            params.emplace_back(characters[i]);
+        }
+        sql += ") AS rp_characters";
+        auto result = connection_.query(sql, params);
+        std::vector<std::size_t> ranks(characters.size(), 0);
+        while (result.next()) ranks.at(result.uint64(1)) = result.uint64(2) - 1;
+        return ranks;
     });
 }
 

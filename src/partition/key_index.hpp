@@ -40,6 +40,10 @@ public:
                                 std::uint64_t limit);
     // The first key whose first column is at least `from`; nullopt when there is none.
     std::optional<KeyValue> first_from_leading(const KeyPart& from);
+    // For a text first column: each of `characters` ranked as the column's collation orders them (0 the
+    // lowest; characters it deems equal, such as 'a' and 'A' case-insensitively, share a rank). The server
+    // sorts them: rowpump never compares text itself. Empty for a column with no collation.
+    std::vector<std::size_t> rank_leading_characters(const std::vector<std::string>& characters);
 
     const std::vector<Column>& columns() const { return columns_; }
 

@@ -42,9 +42,15 @@ struct EstimateOptions {
 };
 
 // balanced without reading the table: boundaries from index estimates (estimated.cpp). Only for a key
-// whose first column is an integer, and no filter, whose selectivity the estimates cannot see. nullopt
-// when one value of a composite key's first column holds too many rows to balance on it.
+// whose first column is an integer or collated text (not ENUM or SET), and no filter, whose selectivity
+// the estimates cannot see. nullopt when one value of a composite key's first column (or the keys
+// between two neighbouring probes of a text key) hold too many rows to balance on.
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan);
+
+// minmax's ranges, between the single integer key's lowest value `lo` and highest `hi`, with rows estimated
+// as plan_by_estimates estimates them (estimated.cpp): InnoDB's estimates corrected by exact counts.
+PartitionPlan plan_equal_widths(KeyIndex& index, const ReadPlan& plan, const KeyPart& lo, const KeyPart& hi,
+                                std::size_t count);
 
 // Stops the plan's last range at the key's maximum now (upper_bound.cpp).
 void freeze_upper_bound(KeyIndex& index, PartitionPlan& plan);

@@ -22,7 +22,7 @@
 namespace rowpump {
 namespace {
 
-const std::vector<std::size_t> part_counts{1, 3, 7, 16, 99};
+const std::vector<std::size_t> part_counts{1, 2, 3, 7, 16, 99, 1000};
 
 struct TableDefinition {
     std::string columns;
@@ -44,6 +44,14 @@ const std::map<std::string, TableDefinition> definitions{
     // Under utf8mb4_general_ci 'a' = 'A' and 'é' = 'E': only the server can order these keys.
     {"strings", {"name VARCHAR(32) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, rowid INT NOT NULL",
                  {"SELECT CONCAT(ELT(1 + seq % 6, 'a', 'B', 'c', 'D', 'é', 'E'), seq), seq FROM seq_1_to_10000"}}},
+    // Keys that share a long prefix, in a binary collation, with bytes beyond ASCII.
+    {"prefixed", {"code VARBINARY(40) NOT NULL PRIMARY KEY, rowid INT NOT NULL",
+                  {"SELECT CONCAT('order-2024-', LPAD(seq * 13, 7, '0'), IF(seq % 5 = 0, 'ü', '')), seq FROM seq_1_to_5000"}}},
+    {"bin_text", {"code VARCHAR(40) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, rowid INT NOT NULL",
+                  {"SELECT CONCAT('order-2024-', LPAD(seq * 13, 7, '0'), IF(seq % 5 = 0, 'ü', '')), seq FROM seq_1_to_5000"}}},
+    {"dates", {"at DATETIME(3) NOT NULL PRIMARY KEY, rowid INT NOT NULL",
+               {"SELECT TIMESTAMP '2024-01-01 00:00:00' + INTERVAL seq * 1500000 MICROSECOND + INTERVAL seq DIV 1000 DAY, seq "
+                "FROM seq_1_to_5000"}}},
     {"tiny", {"name VARCHAR(8) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, rowid INT NOT NULL",
               {"VALUES ('b', 1), ('A', 2), ('c', 3), ('É', 4), ('d', 5)"}}},
     // 99% of the rows in the lowest 0.0005% of the key range, the other 1% spread up to 2 * 10^9.
@@ -213,6 +221,8 @@ TEST_F(PartitionTest, BalancedIntegerKeysWithGapsAndNegatives) { check_balanced(
 TEST_F(PartitionTest, BalancedCompositeKeys) { check_balanced(tables()["composite"]); }
 TEST_F(PartitionTest, BalancedCaseInsensitiveStringKeys) { check_balanced(tables()["strings"]); }
 TEST_F(PartitionTest, BalancedSkewedKeys) { check_balanced(tables()["skewed"]); }
+TEST_F(PartitionTest, BalancedDatetimeKeys) { check_balanced(tables()["dates"]); }
+TEST_F(PartitionTest, BalancedBinaryStringKeys) { check_balanced(tables()["prefixed"]); }
 TEST_F(PartitionTest, BalancedWithAFilter) { check_balanced(tables()["ints"], {}, "id % 3 = 0 AND id < 50000"); }
 TEST_F(PartitionTest, BalancedMorePartitionsThanRows) {
     check_balanced(tables()["tiny"]);
@@ -320,7 +330,8 @@ TEST_F(PartitionTest, SampledWalkCoversEveryRowAndBalances) {
 // The planner from index estimates, called directly so that tables well below its size threshold take it:
 // every row is read exactly once, ranges hold about the same rows, and the estimates are near the truth.
 TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
-    for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "salaries", "one", "empty"}) {
+    for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "salaries", "strings",
+                             "bin_text", "tiny", "one", "empty"}) {
         auto plan = plan_for(tables()[base]);
         const auto total = expected_rows(*plan).size();
         KeyIndex index(tables().connection(), *plan);
@@ -379,6 +390,41 @@ TEST_F(PartitionTest, EstimatesGiveWayToTheWalkWhenAFirstColumnValueHoldsTooMany
     check_chained(partitions, 99);
     const auto rows = read_exactly_once(plan, ranges_of(partitions));
     EXPECT_EQ(partitions.partitions.size(), 99u);
+}
+
+// A text key is planned from estimates too: its first column is cut at probes that the server ranks
+// (string_axis.hpp), and every boundary is a real key.
+TEST_F(PartitionTest, TextKeysArePlannedFromEstimates) {
+    for (const char* base : {"strings", "bin_text"}) {
+        SCOPED_TRACE(base);
+        auto plan = plan_for(tables()[base]);
+        KeyIndex index(tables().connection(), *plan);
+        const auto partitions = plan_balanced(index, *plan, 16, {.estimate_above_rows = 0});
+        EXPECT_NE(partitions.method.find("index estimates"), std::string::npos) << partitions.method;
+        EXPECT_NE(partitions.method.find("snapped to real keys"), std::string::npos) << partitions.method;
+        for (std::size_t i = 1; i < partitions.partitions.size(); ++i) {
+            const auto& lo = partitions.partitions[i].range.lo.value();
+            auto found = tables().connection().query("SELECT COUNT(*) FROM " + plan->table.quoted_name() + " WHERE " +
+                                                         mysql::quote_identifier(plan->key.columns[0]) + " = ?",
+                                                     {lo[0]});
+            found.next();
+            EXPECT_EQ(found.uint64(1), 1u) << "range " << i << " starts at a key that is not in the table";
+        }
+    }
+}
+
+// minmax estimates its ranges as the balanced planner does: near the truth, not InnoDB's raw doubling.
+TEST_F(PartitionTest, MinmaxEstimatesAreNearTheTruth) {
+    for (const char* base : {"wide", "mixed", "ints"}) {
+        SCOPED_TRACE(base);
+        auto plan = plan_for(tables()[base]);
+        const auto total = static_cast<double>(expected_rows(*plan).size());
+        for (std::size_t count : {1, 8, 32}) {
+            const auto partitions = plan_partitions(mysql(), *plan, count, PartitionStrategy::minmax);
+            EXPECT_NEAR(static_cast<double>(partitions.estimated_rows), total, 0.1 * total) << count << " ranges";
+            EXPECT_NE(partitions.method.find("corrected by"), std::string::npos) << partitions.method;
+        }
+    }
 }
 
 // Past the size threshold, plan_partitions takes the estimates by itself and says so.
