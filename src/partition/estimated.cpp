@@ -1,5 +1,5 @@
-// balanced by index estimates, for a key whose first column is an integer or collated text: the cost
-// grows with the partitions, not the rows.
+// balanced by index estimates, for a key whose first column is an integer, a date or time of day, or
+// collated text: the cost grows with the partitions, not the rows.
 //
 // The span of the key's first column is cut by arithmetic into cells, and the optimizer estimates each cell's rows (EXPLAIN:
 // two index dives, no scan). A cell holding more than its share is cut again, so a skewed key (most rows
@@ -17,6 +17,7 @@
 #include "log.hpp"
 #include "partition/planners.hpp"
 #include "partition/string_axis.hpp"
+#include "partition/temporal_axis.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -291,8 +292,9 @@ bool is_collated_text(const Column& column) {
            column.column_type.rfind("set(", 0) != 0;
 }
 
-// The planner over the key's first column from its lowest value `lo` to its highest `hi`: integers by
-// arithmetic on their values, text by probes (string_axis.hpp). nullopt when text has no usable axis.
+// The planner over the key's first column from its lowest value `lo` to its highest `hi`: integers, dates
+// and times by arithmetic (temporal_axis.hpp), text by probes (string_axis.hpp); boundaries snapped to
+// real keys but for a single integer key. nullopt when the values give no axis.
 std::optional<EstimatedPlanner> planner_between(KeyIndex& index, const KeyPart& lo, const KeyPart& hi,
                                                 const EstimateOptions& options) {
     const bool composite = index.columns().size() > 1;
@@ -305,6 +307,13 @@ std::optional<EstimatedPlanner> planner_between(KeyIndex& index, const KeyPart& 
         const std::uint64_t base = *low;
         return EstimatedPlanner(index, [base](std::uint64_t offset) -> KeyPart { return base + offset; },
                                 std::get<std::uint64_t>(hi) - base, composite, options);
+    }
+    const ColumnKind kind = index.columns()[0].kind;
+    if (kind == ColumnKind::date || kind == ColumnKind::datetime) {
+        auto axis = TemporalAxis::between(std::get<std::string>(lo), std::get<std::string>(hi), kind == ColumnKind::date);
+        if (!axis) return std::nullopt;
+        return EstimatedPlanner(index, [axis = *axis](std::uint64_t offset) -> KeyPart { return axis.at(offset); },
+                                axis->width(), true, options);
     }
     auto axis = StringAxis::between(index, std::get<std::string>(lo), std::get<std::string>(hi));
     if (!axis) return std::nullopt;
@@ -341,7 +350,9 @@ PartitionPlan plan_equal_widths(KeyIndex& index, const ReadPlan& plan, const Key
 
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan) {
     const auto& key = index.columns();
-    return plan.spec.where.empty() && !key.empty() && (is_integer(key[0]) || is_collated_text(key[0]));
+    return plan.spec.where.empty() && !key.empty() &&
+           (is_integer(key[0]) || is_collated_text(key[0]) || key[0].kind == ColumnKind::date ||
+            key[0].kind == ColumnKind::datetime);
 }
 
 std::optional<PartitionPlan> plan_by_estimates(KeyIndex& index, const ReadPlan& plan, std::size_t count,

@@ -42,7 +42,8 @@ struct EstimateOptions {
 };
 
 // balanced without reading the table: boundaries from index estimates (estimated.cpp). Only for a key
-// whose first column is an integer or collated text (not ENUM or SET), and no filter, whose selectivity
+// whose first column is an integer, a DATE, DATETIME or TIMESTAMP, or collated text (not ENUM or SET),
+// and no filter, whose selectivity
 // the estimates cannot see. nullopt when one value of a composite key's first column (or the keys
 // between two neighbouring probes of a text key) hold too many rows to balance on.
 bool can_plan_by_estimates(const KeyIndex& index, const ReadPlan& plan);

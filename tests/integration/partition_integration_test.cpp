@@ -52,6 +52,8 @@ const std::map<std::string, TableDefinition> definitions{
     {"dates", {"at DATETIME(3) NOT NULL PRIMARY KEY, rowid INT NOT NULL",
                {"SELECT TIMESTAMP '2024-01-01 00:00:00' + INTERVAL seq * 1500000 MICROSECOND + INTERVAL seq DIV 1000 DAY, seq "
                 "FROM seq_1_to_5000"}}},
+    {"days", {"day DATE NOT NULL, n INT NOT NULL, rowid INT NOT NULL, PRIMARY KEY (day, n)",
+              {"SELECT DATE '1999-12-01' + INTERVAL seq DIV 3 DAY, seq % 3, seq FROM seq_1_to_6000"}}},
     {"tiny", {"name VARCHAR(8) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, rowid INT NOT NULL",
               {"VALUES ('b', 1), ('A', 2), ('c', 3), ('É', 4), ('d', 5)"}}},
     // 99% of the rows in the lowest 0.0005% of the key range, the other 1% spread up to 2 * 10^9.
@@ -331,7 +333,7 @@ TEST_F(PartitionTest, SampledWalkCoversEveryRowAndBalances) {
 // every row is read exactly once, ranges hold about the same rows, and the estimates are near the truth.
 TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
     for (const char* base : {"ints", "extremes", "uextremes", "skewed", "mixed", "wide", "salaries", "strings",
-                             "bin_text", "tiny", "one", "empty"}) {
+                             "bin_text", "dates", "days", "tiny", "one", "empty"}) {
         auto plan = plan_for(tables()[base]);
         const auto total = expected_rows(*plan).size();
         KeyIndex index(tables().connection(), *plan);
@@ -392,10 +394,11 @@ TEST_F(PartitionTest, EstimatesGiveWayToTheWalkWhenAFirstColumnValueHoldsTooMany
     EXPECT_EQ(partitions.partitions.size(), 99u);
 }
 
-// A text key is planned from estimates too: its first column is cut at probes that the server ranks
-// (string_axis.hpp), and every boundary is a real key.
+// Text and datetime keys are planned from estimates too: a text first column is cut at probes that the
+// server ranks (string_axis.hpp), a datetime one by arithmetic on its time (temporal_axis.hpp), and
+// every boundary is a real key.
 TEST_F(PartitionTest, TextKeysArePlannedFromEstimates) {
-    for (const char* base : {"strings", "bin_text"}) {
+    for (const char* base : {"strings", "bin_text", "dates"}) {
         SCOPED_TRACE(base);
         auto plan = plan_for(tables()[base]);
         KeyIndex index(tables().connection(), *plan);
