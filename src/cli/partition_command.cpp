@@ -29,8 +29,9 @@ CLI::App* setup_partition(CLI::App& app, PartitionOptions& options) {
         ->required()
         ->check(whole_number(1, 1'000'000));
     command->add_option("--strategy", options.strategy,
-                        "balanced (default): about equal rows per range, any key. A key that starts with an integer "
-                        "column, on a table of more than 100,000 rows and without --where, is planned from index "
+                        "balanced (default): about equal rows per range, any key. A key that starts with an integer, "
+                        "a date or datetime, or text, on a table of more than 100,000 rows and without --where, is "
+                        "planned from index "
                         "estimates (a fraction of a percent of the rows read); otherwise the key's index is read to "
                         "place the boundaries: (2N-1)/N times the rows up to 10M rows or with --where, about once "
                         "above. minmax: equal key widths between the lowest and highest key, a single integer key, "
