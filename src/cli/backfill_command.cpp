@@ -20,6 +20,8 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders \\\n"
         "      --priority-column amount --priority high:1000,mid:100,low     (lists orders:p:high, ...)\n"
         "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue reminders --due-column remind_at\n"
+        "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --format sidekiq --job-class Orders::SyncJob\n"
+        "      (jobs that Sidekiq runs; --format celery --task NAME for Celery: docs/worker-formats.md)\n"
         "Ctrl-C stops cleanly (exit 3); the summary says where each range stopped.");
     add_source_options(*command, options.source);
     command->add_option("--partitions", options.partitions,
