@@ -118,6 +118,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.task.task = options.task;
     spec.task.sidekiq_timestamps =
         options.sidekiq_timestamps == "ms" ? SidekiqTimestamps::milliseconds : SidekiqTimestamps::seconds;
+    check_task_spec(spec.format, spec.task);  // here too for --dry-run, which runs no job
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

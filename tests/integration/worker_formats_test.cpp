@@ -23,6 +23,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/worker_process.hpp"
+#include "rowpump/enqueue.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -342,6 +343,36 @@ TEST_F(WorkerFormatsTest, SidekiqJobIdWritesEachJobOnce) {
     EXPECT_EQ(ours, 30u);
 }
 
+// The library's bulk enqueue wraps each pushed argument as the framework's client would.
+TEST_F(WorkerFormatsTest, BulkEnqueuerJobsRunInSidekiqAndCelery) {
+    expected_ = tricky_rows();
+    const std::vector<std::string> arguments{
+        R"({"id":1,"name":"Zo\u00eb \u6f22\u5b57 \ud83c\udf89 \u2028 end","note":"line1\nline2\t\"quoted\" \\back\\slash \u0001\u001f\u007f end","data":"AP+ACiI=","price":12345.67,"seen":"2024-05-01T12:00:00.250"})",
+        R"({"id":2,"name":"O'Brien \"Bobby\" <b>&amp;</b> ', \"","note":null,"data":null,"price":-0.50,"seen":null})"};
+    expected_.resize(arguments.size());
+    const auto enqueue = [&](int redis_db, Format format, const TaskSpec& task) {
+        SinkSpec sink;
+        sink.uri = with_db(redis_url_, redis_db);
+        sink.queue = queue_;
+        BulkEnqueuer jobs(sink, format, task);
+        for (const auto& argument : arguments) jobs.push(argument);
+        jobs.flush();
+        EXPECT_EQ(jobs.written(), arguments.size());
+    };
+    TaskSpec sidekiq;
+    sidekiq.job_class = sidekiq_class;
+    enqueue(sidekiq_db, Format::sidekiq, sidekiq);
+    TaskSpec celery;
+    celery.task = celery_task;
+    enqueue(celery_db, Format::celery, celery);
+
+    auto sidekiq_worker = start_sidekiq();
+    auto celery_worker = start_celery();
+    if (!sidekiq_worker || !celery_worker) GTEST_SKIP() << "sidekiq or celery is not installed: bash scripts/setup.sh";
+    expect_each_row_once(wait_for_runs(sidekiq_db, arguments.size(), *sidekiq_worker), *sidekiq_worker);
+    expect_each_row_once(wait_for_runs(celery_db, arguments.size(), *celery_worker), *celery_worker);
+}
+
 TEST_F(WorkerFormatsTest, BadWorkerFormatInputIsRefusedBeforeAnythingIsWritten) {
     make_table(5);
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
@@ -353,6 +384,7 @@ TEST_F(WorkerFormatsTest, BadWorkerFormatInputIsRefusedBeforeAnythingIsWritten) 
         {{"--format", "sidekiq", "--job-class", "A", "--priority-column", "price", "--priority", "high:10,low"},
          "priority"},
         {{"--format", "celery", "--task", "t", "--sidekiq-timestamps", "ms"}, "--sidekiq-timestamps"},
+        {{"--format", "sidekiq", "--dry-run"}, "--job-class"},
     };
     for (const auto& [flags, needle] : cases) {
         const CliRun run = backfill(sidekiq_db, flags);
