@@ -9,11 +9,14 @@
 // worker program is not installed.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -341,6 +344,46 @@ TEST_F(WorkerFormatsTest, SidekiqJobIdWritesEachJobOnce) {
         EXPECT_TRUE(member.text.starts_with("{\"retry\":true,")) << member.text;
     }
     EXPECT_EQ(ours, 30u);
+}
+
+// The ledger's MULTI holds a page's Sidekiq pushes (SADD queues, LPUSH queue:Q) with its checkpoint: runs
+// killed at random moments, then one to the end, leave each row in exactly one job.
+TEST_F(WorkerFormatsTest, SidekiqJobsOfKilledAndResumedRunsAreExactlyOnce) {
+    constexpr int rows = 6000;
+    table_ = tables().create("workers_kill", "(id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)");
+    tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('row-', seq) FROM seq_1_to_" + std::to_string(rows));
+    std::vector<std::string> args{"-q", "backfill", "--mysql", mysql_url_, "--table", table_, "--sink",
+                                  with_db(redis_url_, sidekiq_db), "--queue", queue_, "--format", "sidekiq",
+                                  "--job-class", sidekiq_class, "--job-id", job_id_, "--partitions", "4",
+                                  "--workers", "2", "--page-size", "100", "--page-time-ms", "0", "--rate", "1500"};
+    std::mt19937 random(static_cast<unsigned>(::getpid()));
+    std::uniform_int_distribution<int> delay_ms(300, 900);
+    int killed = 0;
+    for (int run = 0; run < 6; ++run) {
+        CliProcess child(args);
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+        if (child.poll()) continue;
+        EXPECT_EQ(child.kill(), -SIGKILL);
+        ++killed;
+    }
+    CliProcess last(args);
+    const auto ended = last.wait_for(60s);
+    ASSERT_TRUE(ended) << last.describe();
+    ASSERT_EQ(*ended, 0) << last.describe();
+
+    std::map<std::int64_t, int> seen;
+    std::set<std::string> jids;
+    for (const auto& item : list_items(db(sidekiq_db), "queue:" + queue_)) {
+        rapidjson::Document job;
+        job.Parse(item.data(), item.size());
+        ASSERT_FALSE(job.HasParseError()) << item;
+        ++seen[job["args"][0]["id"].GetInt64()];
+        jids.insert(text_of(job["jid"]));
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(rows));
+    for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << "row " << id;
+    EXPECT_EQ(jids.size(), static_cast<std::size_t>(rows)) << "jids repeat across runs";
+    std::printf("[ info     ] %d of 6 runs killed mid-job\n", killed);
 }
 
 // The library's bulk enqueue wraps each pushed argument as the framework's client would.
