@@ -14,8 +14,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev rapidjson-dev libspdlog-dev libfmt-dev
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps
+  ruby-sidekiq celery python3-celery python3-redis
 )
-bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time)
+bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time ruby-mysql2)
 
 with_bench="${ROWPUMP_SETUP_BENCH:-0}"
 for arg in "$@"; do

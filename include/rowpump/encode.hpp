@@ -1,24 +1,63 @@
 #pragma once
 // Where a row becomes a payload: encoders turn one row of a page into one string.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "rowpump/page.hpp"
+#include "rowpump/sink.hpp"
 #include "rowpump/table.hpp"
 
 namespace rowpump {
 
-enum class Format { json, csv };
+// json and csv are rowpump's own payloads; sidekiq and celery are jobs that those frameworks' workers
+// run unchanged (docs/worker-formats.md).
+enum class Format { json, csv, sidekiq, celery };
 
-// "json" or "csv"; throws UsageError otherwise.
+// "json", "csv", "sidekiq" or "celery"; throws UsageError otherwise.
 Format parse_format(const std::string& name);
+std::string format_name(Format format);
+// The Redis key layout a format is written with: sidekiq and celery jobs go where their workers look.
+QueueLayout queue_layout(Format format);
+
+// The queue a worker format's jobs go to when none is given: Sidekiq's "default", Celery's "celery"; empty
+// for json and csv, which need one.
+std::string default_queue(Format format);
+
+// Sidekiq 6 and 7 write created_at and enqueued_at as float seconds, Sidekiq 8 as integer milliseconds.
+// Each reads the other's, but its Web UI and middleware expect their own.
+enum class SidekiqTimestamps { seconds, milliseconds };
+
+// What a worker format needs beside the row: the job's class (Sidekiq) or task name (Celery), and the
+// queue its workers read (run_job and BulkEnqueuer fill it from the sink's queue).
+struct TaskSpec {
+    std::string job_class;  // sidekiq: a Ruby constant path, e.g. "Billing::InvoiceJob"
+    std::string task;       // celery: the registered task name, e.g. "billing.tasks.invoice"
+    std::string queue;
+    SidekiqTimestamps sidekiq_timestamps = SidekiqTimestamps::seconds;
+};
+
+// Throws UsageError when `task` does not fit `format`: a worker format without its class or task name,
+// a class that is not a Ruby constant path, a class or task given to another format.
+void check_task_spec(Format format, const TaskSpec& task);
+
+// When a task is enqueued and due; worker formats write these into the job.
+struct TaskTimes {
+    std::int64_t now_us = 0;  // Unix time in microseconds
+    std::int64_t due_ms = 0;  // Unix time in milliseconds; 0: ready now
+};
 
 class RowEncoder {
 public:
     virtual ~RowEncoder() = default;
     // Appends the payload of `row` to `out`, without a line end.
     virtual void encode(const Page& page, std::size_t row, std::string& out) const = 0;
+    // The payload of `row` as a task enqueued and due at `times`. Only worker formats use the times.
+    virtual void encode_task(const Page& page, std::size_t row, const TaskTimes& times, std::string& out) const {
+        (void)times;
+        encode(page, row, out);
+    }
     // A first line to write before any row (the CSV header); empty when the format has none.
     virtual std::string header() const = 0;
 };
@@ -28,8 +67,11 @@ public:
 // strings; dates and times ISO-8601 strings ("2024-05-01T12:00:00.250000"); text escaped per RFC 8259.
 // CSV (RFC 4180): a header line, fields quoted when they hold a comma, quote, CR or LF; NULL is an
 // empty field and an empty string is "".
-// `columns` describe the page's first columns; any further page columns are ignored.
-std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns);
+// Sidekiq: the job Sidekiq::Client.push_bulk writes, with the JSON row as its one argument. Celery: a
+// protocol-2 message in kombu's Redis envelope, the JSON row as its one positional argument.
+// `columns` describe the page's first columns; any further page columns are ignored. `task` is checked
+// with check_task_spec.
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task = {});
 
 // Standard base64 with padding (RFC 4648). Exposed for tests.
 std::string base64_encode(std::string_view bytes);

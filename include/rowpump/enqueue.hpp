@@ -7,15 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/encode.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump {
+
+class TaskEnvelope;
 
 class BulkEnqueuer {
 public:
     // Opens the sink at once (so a bad URI or an unreachable queue fails here). `batch_size` messages are
     // buffered before they are written together.
     explicit BulkEnqueuer(const SinkSpec& spec, std::size_t batch_size = 1000);
+    // Jobs for existing workers (Format::sidekiq or Format::celery, docs/worker-formats.md): each payload
+    // pushed is the JSON of the job's one argument (an object, as a backfill's row), written as that
+    // framework's client writes a job, into its keys; a Message's due_ms schedules it. The spec's queue
+    // defaults to the framework's ("default", "celery"). Throws UsageError for a bad `task`.
+    BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& task, std::size_t batch_size = 1000);
     // Does not flush: a destructor could not report a failure. Call flush() before letting it go.
     ~BulkEnqueuer();
     BulkEnqueuer(BulkEnqueuer&&) noexcept;
@@ -30,6 +38,7 @@ public:
     std::size_t buffered() const;    // messages waiting for the next flush
 
 private:
+    std::unique_ptr<TaskEnvelope> envelope_;  // worker formats only
     std::unique_ptr<Sink> sink_;
     std::size_t batch_size_;
     std::vector<Message> buffer_;

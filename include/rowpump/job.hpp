@@ -39,6 +39,7 @@ struct JobSpec {
     std::size_t workers = 0;     // 0: the number of cores
     SinkSpec sink;
     Format format = Format::json;
+    TaskSpec task;  // --format sidekiq or celery: the job class or task name (its queue is the sink's)
     RouteSpec route;
     double rate = 0;              // rows per second over all workers; 0: no cap
     std::uint64_t high_water = 0; // pause reading while the queue holds more ready tasks; 0: never

@@ -20,10 +20,20 @@ struct Message {
 
 enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees each range in key order) or LPUSH
 
+// Whose keys a Redis sink writes for queue Q (docs/worker-formats.md):
+//   rowpump: the list Q (or Q:p:<level>), delayed tasks in Q:delayed (docs/DESIGN.md, "Queues");
+//   sidekiq: LPUSH to queue:Q with Q added to the set `queues`; delayed jobs in the sorted set `schedule`,
+//            scored by their due time in float seconds, as Sidekiq's client writes them;
+//   celery:  LPUSH to the list Q, as kombu's Redis transport does; a delayed task is pushed at once, its
+//            eta in its headers, and the worker holds it until then.
+// Sidekiq and Celery workers BRPOP, so their layouts always LPUSH: `push` is for the rowpump layout.
+enum class QueueLayout { rowpump, sidekiq, celery };
+
 struct SinkSpec {
     std::string uri = "stdout";
     std::string queue;  // Redis key prefix / MySQL queue table; required for redis and mysql sinks
     PushSide push = PushSide::right;
+    QueueLayout layout = QueueLayout::rowpump;
     // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
     // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
     std::vector<std::string> priority_lists;

@@ -38,7 +38,10 @@ JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
                        list(columns) + ")";
     if (!plan.spec.where.empty()) text += " where (" + plan.spec.where + ")";
     text += " -> " + redact_url(spec.sink.uri) + " queue " + spec.sink.queue + " (" +
-            (spec.format == Format::json ? "json" : "csv") + ")";
+            format_name(spec.format) + ")";
+    if (!spec.task.job_class.empty()) text += " class " + spec.task.job_class;
+    if (!spec.task.task.empty()) text += " task " + spec.task.task;
+    if (spec.task.sidekiq_timestamps == SidekiqTimestamps::milliseconds) text += " timestamps ms";
     if (!spec.route.priority_column.empty()) {
         text += " priority " + spec.route.priority_column + ":";
         for (const auto& level : spec.route.levels) text += " " + level.name + ">=" + std::to_string(level.min);

@@ -20,6 +20,8 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders \\\n"
         "      --priority-column amount --priority high:1000,mid:100,low     (lists orders:p:high, ...)\n"
         "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue reminders --due-column remind_at\n"
+        "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --format sidekiq --job-class Orders::SyncJob\n"
+        "      (jobs that Sidekiq runs; --format celery --task NAME for Celery: docs/worker-formats.md)\n"
         "Ctrl-C stops cleanly (exit 3); the summary says where each range stopped.");
     add_source_options(*command, options.source);
     command->add_option("--partitions", options.partitions,
@@ -33,8 +35,18 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     command->add_option("--sink", options.sink, "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db");
     command->add_flag("--overwrite", options.overwrite, "file:PATH: replace the file when it exists (default: refuse)");
     command->add_option("--queue", options.queue, "Redis list (key prefix) or MySQL queue table");
-    command->add_option("--push", options.push, "Redis push side")->check(CLI::IsMember({"rpush", "lpush"}));
-    command->add_option("--format", options.format, "Payload format")->check(CLI::IsMember({"json", "csv"}));
+    command->add_option("--push", options.push, "Redis push side (default: rpush; not with sidekiq or celery)")
+        ->check(CLI::IsMember({"rpush", "lpush"}));
+    command->add_option("--format", options.format,
+                        "Payload format: json, csv, or jobs for existing workers: sidekiq, celery "
+                        "(docs/worker-formats.md)")
+        ->check(CLI::IsMember({"json", "csv", "sidekiq", "celery"}));
+    command->add_option("--job-class", options.job_class,
+                        "--format sidekiq: the job class its workers run (a Ruby constant path, e.g. Billing::InvoiceJob)");
+    command->add_option("--task", options.task, "--format celery: the registered name of the task its workers run");
+    command->add_option("--sidekiq-timestamps", options.sidekiq_timestamps,
+                        "--format sidekiq: created_at/enqueued_at as float seconds (Sidekiq 6, 7) or integer ms (Sidekiq 8)")
+        ->check(CLI::IsMember({"seconds", "ms"}));
     command->add_option("--priority-column", options.priority_column, "Numeric column that routes rows to lists");
     command->add_option("--priority", options.priority_levels,
                         "Levels, highest first, as name:min,...,name (rows >= min go there; the last takes the rest)");
@@ -99,6 +111,14 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.sink.overwrite = options.overwrite;
     spec.sink.push = options.push == "lpush" ? PushSide::left : PushSide::right;
     spec.format = parse_format(options.format);
+    if (!options.push.empty() && queue_layout(spec.format) != QueueLayout::rowpump)
+        throw UsageError("--push does not apply to --format " + options.format +
+                         ": its client LPUSHes and its workers BRPOP, so rowpump does the same; remove --push");
+    spec.task.job_class = options.job_class;
+    spec.task.task = options.task;
+    spec.task.sidekiq_timestamps =
+        options.sidekiq_timestamps == "ms" ? SidekiqTimestamps::milliseconds : SidekiqTimestamps::seconds;
+    check_task_spec(spec.format, spec.task);  // here too for --dry-run, which runs no job
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

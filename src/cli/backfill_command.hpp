@@ -14,8 +14,11 @@ struct BackfillOptions {
     std::string sink = "stdout";
     bool overwrite = false;  // file: sink: replace an existing file
     std::string queue;
-    std::string push = "rpush";
+    std::string push;  // empty: rpush, or the worker format's own side
     std::string format = "json";
+    std::string job_class;  // --format sidekiq
+    std::string task;       // --format celery
+    std::string sidekiq_timestamps = "seconds";
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;

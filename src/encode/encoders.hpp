@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "encode/task_envelope.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/table.hpp"
 
@@ -10,5 +11,9 @@ namespace rowpump {
 
 std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns);
 std::unique_ptr<RowEncoder> make_csv_encoder(std::vector<Column> columns);
+std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task);
+
+std::unique_ptr<TaskEnvelope> make_sidekiq_envelope(const TaskSpec& task);
+std::unique_ptr<TaskEnvelope> make_celery_envelope(const TaskSpec& task);
 
 }  // namespace rowpump

@@ -22,9 +22,12 @@
 //   workers: 2                       # default: the number of cores
 //   sink:
 //     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
-//     queue: orders                  # required for redis and mysql sinks
-//     format: json                   # json | csv
-//     push: rpush                    # rpush | lpush
+//     queue: orders                  # required for redis and mysql sinks (sidekiq: default, celery: celery)
+//     format: json                   # json | csv | sidekiq | celery (docs/worker-formats.md)
+//     job_class: Billing::InvoiceJob # format sidekiq: the job class its workers run
+//     sidekiq_timestamps: seconds    # format sidekiq: seconds (Sidekiq 6, 7) | ms (Sidekiq 8)
+//     task: billing.tasks.invoice    # format celery: the task name its workers run
+//     push: rpush                    # rpush | lpush (not with sidekiq or celery: they LPUSH)
 //     priority:                      # optional
 //       column: amount
 //       levels: [{name: high, min: 1000}, {name: mid, min: 100}, {name: low}]   # highest first

@@ -69,6 +69,30 @@ std::vector<PriorityLevel> levels_from_list(const Field& field) {
     return levels;
 }
 
+// job_class (sidekiq), task (celery), sidekiq_timestamps: checked here, so the error names the line.
+// `format` is where a missing class or task is reported.
+void read_task(const Section& sink, const Field& format, JobSpec& spec) {
+    std::optional<Field> last;
+    if (auto job_class = sink.optional("job_class")) {
+        spec.task.job_class = job_class->text();
+        last = job_class;
+    }
+    if (auto task = sink.optional("task")) {
+        spec.task.task = task->text();
+        last = task;
+    }
+    if (auto timestamps = sink.optional("sidekiq_timestamps")) {
+        spec.task.sidekiq_timestamps = timestamps->choice({"seconds", "ms"}) == "ms" ? SidekiqTimestamps::milliseconds
+                                                                                     : SidekiqTimestamps::seconds;
+        last = timestamps;
+    }
+    try {
+        check_task_spec(spec.format, spec.task);
+    } catch (const UsageError& error) {
+        (last ? *last : format).fail(error.what());
+    }
+}
+
 }  // namespace
 
 void read_priority(const Field& field, RouteSpec& route) {
@@ -93,11 +117,17 @@ void read_priority(const Field& field, RouteSpec& route) {
 
 void read_sink(const Field& field, JobSpec& spec) {
     const Section sink =
-        field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column", "overwrite"});
+        field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column", "overwrite", "job_class",
+                       "task", "sidekiq_timestamps"});
     const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
     spec.sink.uri = uri.text();
     const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);
-    if (!queue_meaning.empty()) spec.sink.queue = sink.required("queue", queue_meaning).text();
+    const auto format = sink.optional("format");
+    if (format) spec.format = parse_format(format->choice({"json", "csv", "sidekiq", "celery"}));
+    read_task(sink, format ? *format : field, spec);
+    // A worker format's queue defaults to its framework's ("default", "celery").
+    const bool worker_format = queue_layout(spec.format) != QueueLayout::rowpump;
+    if (!queue_meaning.empty() && !worker_format) spec.sink.queue = sink.required("queue", queue_meaning).text();
     else if (auto queue = sink.optional("queue")) spec.sink.queue = queue->text();
     if (auto overwrite = sink.optional("overwrite")) {
         if (!spec.sink.uri.starts_with("file:"))
@@ -105,9 +135,12 @@ void read_sink(const Field& field, JobSpec& spec) {
         spec.sink.overwrite = overwrite->choice({"true", "false"}) == "true";
     }
 
-    if (auto format = sink.optional("format")) spec.format = parse_format(format->choice({"json", "csv"}));
-    if (auto push = sink.optional("push"))
+    if (auto push = sink.optional("push")) {
+        if (worker_format)
+            push->fail("push does not apply to format " + format_name(spec.format) +
+                       ": its client LPUSHes and its workers BRPOP, so rowpump does the same; remove push");
         spec.sink.push = push->choice({"rpush", "lpush"}) == "lpush" ? PushSide::left : PushSide::right;
+    }
     if (auto priority = sink.optional("priority")) read_priority(*priority, spec.route);
     if (auto delay = sink.optional("delay"))
         spec.route.delay = std::chrono::milliseconds(std::llround(delay->number(0, max_delay_seconds) * 1000));

@@ -24,29 +24,53 @@ void check_priority_lists(const SinkSpec& spec) {
     }
 }
 
+std::string_view layout_name(QueueLayout layout) {
+    return layout == QueueLayout::sidekiq ? "sidekiq" : layout == QueueLayout::celery ? "celery" : "rowpump";
+}
+
+// Sidekiq scores by Time#to_f seconds; three decimals carry the due time's milliseconds.
+std::size_t write_seconds(char* out, std::int64_t ms) {
+    char* end = std::to_chars(out, out + max_score_digits, ms / 1000).ptr;
+    const auto fraction = static_cast<int>(ms % 1000);
+    *end++ = '.';
+    *end++ = static_cast<char>('0' + fraction / 100);
+    *end++ = static_cast<char>('0' + fraction / 10 % 10);
+    *end++ = static_cast<char>('0' + fraction % 10);
+    return static_cast<std::size_t>(end - out);
+}
+
 void expect_type(Connection& connection, const std::string& key, std::string_view expected) {
     const std::string type = connection.command({"TYPE", key}).text;
     if (type == expected || type == "none") return;
-    const std::string noun = expected == "zset" ? "a sorted set (zset)" : "a list";
+    const std::string noun = expected == "zset" ? "a sorted set (zset)" : expected == "set" ? "a set" : "a list";
     throw UsageError("key " + key + " is a " + type + ", expected " + noun + ": choose another --queue");
 }
 
 }  // namespace
 
 PushPlan::PushPlan(const SinkSpec& spec)
-    : push_command_(spec.push == PushSide::left ? "LPUSH" : "RPUSH"), delayed_key_(delayed_set(spec.queue)) {
+    : layout_(spec.layout),
+      push_command_(spec.push == PushSide::left || spec.layout != QueueLayout::rowpump ? "LPUSH" : "RPUSH"),
+      delayed_key_(spec.layout == QueueLayout::sidekiq ? sidekiq_schedule_set : delayed_set(spec.queue)),
+      queue_(spec.queue) {
     check_priority_lists(spec);
-    if (spec.priority_lists.empty()) ready_keys_.push_back(ready_list(spec.queue));
+    if (layout_ != QueueLayout::rowpump && !spec.priority_lists.empty())
+        throw UsageError("priority lists cannot be combined with --format " + std::string(layout_name(layout_)) +
+                         ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
+    if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(spec.queue));
+    else if (spec.priority_lists.empty()) ready_keys_.push_back(ready_list(spec.queue));
     for (const std::string& name : spec.priority_lists) ready_keys_.push_back(priority_list(spec.queue, name));
 }
 
 void PushPlan::check_key_types(Connection& connection) const {
     for (const std::string& key : ready_keys_) expect_type(connection, key, "list");
     expect_type(connection, delayed_key_, "zset");
+    if (layout_ == QueueLayout::sidekiq) expect_type(connection, sidekiq_queues_set, "set");
 }
 
 std::size_t PushPlan::destination(const Message& message) const {
-    if (message.due_ms > 0) return ready_keys_.size();
+    // A Celery task carries its eta in its headers and waits in its worker, not in a set.
+    if (message.due_ms > 0 && layout_ != QueueLayout::celery) return ready_keys_.size();
     if (ready_keys_.size() == 1) return 0;
     if (message.priority_level < 0 || static_cast<std::size_t>(message.priority_level) >= ready_keys_.size())
         throw UsageError("priority level " + std::to_string(message.priority_level) + " has no list: " +
@@ -59,10 +83,16 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
     commands_.clear();
     std::size_t delayed = 0;
     std::size_t member_bytes = 0;
+    const bool tagged = layout_ == QueueLayout::rowpump;
     for (const Message& message : batch) {
-        if (message.due_ms <= 0) continue;
+        if (destination(message) != ready_keys_.size()) continue;
         ++delayed;
-        member_bytes += delayed_tag_size + message.payload.size();
+        if (tagged) member_bytes += delayed_tag_size + message.payload.size();
+    }
+    // As Sidekiq's client does with every push: the set of queue names is what its Web UI and API list.
+    if (layout_ == QueueLayout::sidekiq && delayed < batch.size()) {
+        arguments_.insert(arguments_.end(), {"SADD", sidekiq_queues_set, queue_});
+        commands_.push_back({0, 3});
     }
     // Neither buffer grows below, so views into them stay valid.
     scores_.assign(delayed * max_score_digits, '\0');
@@ -81,9 +111,17 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
              ++i) {
             if (is_delayed) {
                 char* start = scores_.data() + score_end;
-                const auto written = std::to_chars(start, start + max_score_digits, batch[i].due_ms);
-                arguments_.emplace_back(start, static_cast<std::size_t>(written.ptr - start));
+                if (layout_ == QueueLayout::sidekiq) {
+                    arguments_.emplace_back(start, write_seconds(start, batch[i].due_ms));
+                } else {
+                    const auto written = std::to_chars(start, start + max_score_digits, batch[i].due_ms);
+                    arguments_.emplace_back(start, static_cast<std::size_t>(written.ptr - start));
+                }
                 score_end += max_score_digits;
+                if (!tagged) {
+                    arguments_.push_back(batch[i].payload);
+                    continue;
+                }
                 const std::size_t member_start = members_.size();
                 append_delayed_tag(members_, {first_tag.writer, first_tag.sequence + i});
                 members_.append(batch[i].payload);

@@ -4,6 +4,9 @@
 // due time in Unix ms), of at most ~1000 values. Delayed messages go in as tagged members
 // (redis/delayed_member.hpp), so identical payloads stay separate tasks. The plain sink pipelines these
 // commands; the exactly-once job writer wraps them in a MULTI with the range's checkpoint.
+// The sidekiq and celery layouts (SinkSpec::layout) name the keys as those frameworks do: Sidekiq's
+// delayed jobs are bare members of `schedule` (each holds its own jid) scored in float seconds, and every
+// batch with ready jobs first adds the queue to the set `queues`; Celery has no delayed set.
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,15 +39,18 @@ public:
 
     // The ready lists, highest priority first (one list without priorities).
     const std::vector<std::string>& ready_keys() const noexcept { return ready_keys_; }
+    // The delayed set. Celery's layout writes none; the name is a key it never touches (its type checks pass).
     const std::string& delayed_key() const noexcept { return delayed_key_; }
 
 private:
     // Which key a message goes to: a ready key's index, or ready_keys_.size() for the delayed set.
     std::size_t destination(const Message& message) const;
 
+    QueueLayout layout_;
     std::string_view push_command_;
     std::vector<std::string> ready_keys_;
     std::string delayed_key_;
+    std::string queue_;  // sidekiq: the member of `queues`
 
     // Rebuilt for every batch; kept to reuse their memory.
     std::vector<std::string_view> arguments_;

@@ -12,6 +12,10 @@ inline std::string processing_list(const std::string& queue, const std::string& 
 }
 inline std::string dead_list(const std::string& queue) { return queue + ":dead"; }
 inline std::string consumers_set(const std::string& queue) { return queue + ":consumers"; }
+// Sidekiq's keys (its client.rb and scheduled.rb): a queue's list, the set of queue names, the schedule.
+inline std::string sidekiq_queue_list(const std::string& queue) { return "queue:" + queue; }
+inline const std::string sidekiq_queues_set = "queues";
+inline const std::string sidekiq_schedule_set = "schedule";
 inline std::string job_meta(const std::string& job_id) { return "rowpump:job:" + job_id + ":meta"; }
 inline std::string job_range(const std::string& job_id, std::size_t range) {
     return "rowpump:job:" + job_id + ":range:" + std::to_string(range);

@@ -26,11 +26,15 @@ void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page)
 void PageEncoder::encode(const Page& page, EncodedPage& into) const {
     into.messages.resize(page.row_count());
     const auto now = std::chrono::system_clock::now();
+    TaskTimes times;
+    times.now_us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
     for (std::size_t row = 0; row < page.row_count(); ++row) {
         Message& message = into.messages[row];
         message.payload.clear();
-        encoder_.encode(page, row, message.payload);
+        // Routed first: a worker format writes the due time into the job.
         router_.route(page, row, message, now);
+        times.due_ms = message.due_ms;
+        encoder_.encode_task(page, row, times, message.payload);
     }
     into.last_key = page.last_key();
 }

@@ -25,6 +25,27 @@ std::size_t worker_count(const JobSpec& spec) {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Sidekiq and Celery jobs are written where their workers read them: a Redis sink, or stdout and files to
+// look at them. A MySQL queue table has no such worker.
+void check_worker_format(const JobSpec& spec) {
+    check_task_spec(spec.format, spec.task);
+    if (queue_layout(spec.format) == QueueLayout::rowpump) return;
+    const std::string format = format_name(spec.format);
+    if (spec.sink.uri.starts_with("mysql://") || spec.sink.uri.starts_with("mariadb://"))
+        throw UsageError("--format " + format + " writes " + format + "'s Redis keys, and " + redact_url(spec.sink.uri) +
+                         " is a MySQL queue table: use a redis:// sink (or stdout or file:PATH to look at the jobs)");
+    if (!spec.route.priority_column.empty() || !spec.route.levels.empty())
+        throw UsageError("priority routing cannot be combined with --format " + format +
+                         ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
+}
+
+// The worker formats' queue defaults to the frameworks' own ("default", "celery").
+void apply_worker_format(JobSpec& spec) {
+    spec.sink.layout = queue_layout(spec.format);
+    if (spec.sink.queue.empty()) spec.sink.queue = default_queue(spec.format);
+    spec.task.queue = spec.sink.queue;
+}
+
 void check_spec(const JobSpec& spec) {
     if (spec.rate < 0) throw UsageError("rate must be positive (rows per second), or 0 for no cap");
     if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
@@ -33,6 +54,7 @@ void check_spec(const JobSpec& spec) {
     if (spec.follow && !spec.job_id.empty())
         throw UsageError("--follow cannot be combined with --job-id yet: the passes over rows added during the "
                          "run are not kept in the job store; run the job, then a second one over the new rows");
+    check_worker_format(spec);
     if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
@@ -120,6 +142,7 @@ Prepared prepare(const JobSpec& spec) {
     check_spec(spec);
     Prepared prepared;
     prepared.spec = spec;
+    apply_worker_format(prepared.spec);
     ReadSpec read = spec.read;
     if (spec.rate > 0) {
         read.max_page_size = std::min(read.max_page_size, RateLimiter(spec.rate).page_cap(read.min_page_size));
@@ -130,7 +153,7 @@ Prepared prepare(const JobSpec& spec) {
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
-    prepared.encoder = make_encoder(spec.format, prepared.plan->columns);
+    prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task);
     return prepared;
 }
 

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Issue 14's benchmark: enqueue a table as Sidekiq jobs. rowpump backfill --format sidekiq against
+# Sidekiq's own client, Sidekiq::Client.push_bulk from Ruby, fed with the same rows loaded from MariaDB in
+# batches of 1000 by the mysql2 gem (bench/peers/sidekiq_push_bulk.rb). Both write the same jobs (one
+# argument: the row as a hash keyed by column name) into the same Redis list, queue:QUEUE. Goal: rowpump at
+# least 3x push_bulk's rows/s.
+#
+# A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
+# Every run is checked: the list must hold exactly the table's rows, and its first job must have the keys
+# Sidekiq's client writes, in its order. Per run (bench/lib/measure.sh): wall seconds, the client's
+# user+sys CPU and peak RSS (GNU time), the MariaDB and Redis servers' CPU (/proc/PID/stat).
+#
+#   eval "$(scripts/services.sh env)"
+#   ROWPUMP_BIN=build/rowpump bench/sidekiq_vs_push_bulk.sh                       # sbtest1, 1M rows
+#   ROWS=50000 BENCH_RUNS=1 ROWPUMP_BIN=build/rowpump bench/sidekiq_vs_push_bulk.sh  # a quick check
+#
+# Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump), ROWS /
+# BENCH_ROWS (0: the whole sbtest1; N: rp_bench_sbtest_small, its first N rows, results under /tmp unless
+# BENCH_RESULTS says otherwise), BENCH_RUNS (3), BENCH_SIDEKIQ_DB (13: Sidekiq's fixed key names, such as
+# `queues`, stay out of the queue's own database), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS
+# (bench/results/sidekiq_vs_push_bulk.md), BENCH_MARIADB_PID and BENCH_REDIS_PID. Needs ruby-sidekiq and
+# ruby-mysql2 (scripts/setup.sh --bench). Everything it creates is named rp_bench_* and removed at the end.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib/common.sh"
+source "$root/bench/lib/measure.sh"
+rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
+runs="${BENCH_RUNS:-3}"
+small_rows="${BENCH_ROWS:-${ROWS:-0}}"
+sidekiq_db="${BENCH_SIDEKIQ_DB:-13}"
+max_load="${BENCH_MAX_LOAD:-$(nproc)}"
+force="${BENCH_FORCE:-0}"
+job_class=RowpumpBench::RowJob
+queue="rp_bench_sidekiq_$$"
+small_table=rp_bench_sbtest_small
+for setting in "BENCH_RUNS=$runs"; do
+  [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || { log "bad $setting: expected a whole number above 0"; exit 2; }
+done
+[[ "$small_rows" =~ ^[0-9]+$ ]] || { log "bad ROWS / BENCH_ROWS: $small_rows (0: the whole sbtest1)"; exit 2; }
+[[ "$sidekiq_db" =~ ^[0-9]+$ ]] || { log "bad BENCH_SIDEKIQ_DB: $sidekiq_db"; exit 2; }
+if [[ "$small_rows" == 0 ]]; then
+  default_results="$root/bench/results/sidekiq_vs_push_bulk.md"
+else
+  default_results="${TMPDIR:-/tmp}/rp_bench_sidekiq_vs_push_bulk.md"
+fi
+results="${BENCH_RESULTS:-$default_results}"
+
+require_env ROWPUMP_MYSQL_URL
+require_env ROWPUMP_REDIS_URL
+require_rowpump "$rowpump_bin"
+for tool in mariadb redis-cli ruby; do
+  command -v "$tool" >/dev/null 2>&1 || { log "$tool is not installed (scripts/setup.sh --bench)"; exit 2; }
+done
+ruby -e 'require "mysql2"; require "sidekiq"' 2>/dev/null ||
+  { log "ruby needs the sidekiq and mysql2 gems (Debian: ruby-sidekiq, ruby-mysql2; scripts/setup.sh --bench)"; exit 2; }
+
+refuse_when_loaded "$max_load" "$force"
+make_private_dir rp_bench_sidekiq
+mysql_connection default-character-set=utf8mb4
+redis_connection
+redis_db="$sidekiq_db"
+sidekiq_sink="redis://${redis_user:+$redis_user@}$redis_host:$redis_port/$sidekiq_db"
+rowpump_password_files
+measure_setup
+export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$sidekiq_sink"
+[[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
+
+created_small=0
+cleanup() {
+  local status=$?
+  trap - EXIT
+  redis UNLINK "queue:$queue" >/dev/null 2>&1 || true
+  redis SREM queues "$queue" >/dev/null 2>&1 || true
+  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
+  rm -rf "$private_dir"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+fail() { log "$*"; exit 1; }
+
+"$root/bench/sysbench_table.sh"
+if ((small_rows > 0)); then
+  table="$small_table"
+  log "small mode: $table, the first $small_rows rows of sbtest1"
+  sql "DROP TABLE IF EXISTS $table; CREATE TABLE $table LIKE sbtest1;
+       INSERT INTO $table SELECT * FROM sbtest1 ORDER BY id LIMIT $small_rows; ANALYZE TABLE $table" >/dev/null
+  created_small=1
+else
+  table=sbtest1
+fi
+rows="$(sql "SELECT COUNT(*) FROM $table")"
+log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
+log "warm-up of the buffer pool: a client read of the table"
+mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+
+sidekiq_keys='retry,queue,class,args,jid,created_at,enqueued_at'
+check_jobs() {
+  local length keys
+  length="$(redis LLEN "queue:$queue")"
+  [[ "$length" == "$rows" ]] || fail "$1 left $length jobs in queue:$queue, expected $rows"
+  keys="$(redis LINDEX "queue:$queue" 0 | ruby -rjson -e 'job = JSON.parse(STDIN.read); print job.keys.join(","), " ", job["args"][0].keys.join(",")')"
+  [[ "$keys" == "$sidekiq_keys id,k,c,pad" ]] || fail "$1 wrote a job with the keys $keys, expected $sidekiq_keys id,k,c,pad"
+}
+run() {
+  redis UNLINK "queue:$queue" >/dev/null
+  case "$1" in
+    rowpump) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$sidekiq_sink" --queue "$queue" \
+               --format sidekiq --job-class "$job_class" ;;
+    push_bulk) measure "$1" "$rows" ruby "$root/bench/peers/sidekiq_push_bulk.rb" "$table" "$queue" "$job_class" ;;
+  esac
+  check_jobs "$1"
+  redis UNLINK "queue:$queue" >/dev/null
+}
+
+names=(rowpump push_bulk)
+log "warm-up run of ${names[*]}"
+for name in "${names[@]}"; do run "$name"; rm -f "$private_dir/$name.times"; done
+for ((round = 0; round < runs; ++round)); do
+  line="round $((round + 1)):"
+  for ((i = 0; i < ${#names[@]}; ++i)); do
+    name="${names[(round + i) % ${#names[@]}]}"
+    run "$name"
+    line+=" $name $(last_wall "$name") s;"
+  done
+  log "${line%;}"
+done
+uptime_after="$(uptime_line)"
+
+median_of() { column_median "$1" "$2"; }
+column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
+rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
+speedup="$(awk -v a="$(rows_per_s rowpump)" -v b="$(rows_per_s push_bulk)" 'BEGIN { printf "%.2f", a / b }')"
+result_row() {  # LABEL NAME
+  awk -v l="$1" -v n="$rows" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" \
+      -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" -v rss="$(column_max "$2" 2)" \
+      -v runs="$(joined "$private_dir/$2.times")" \
+      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
+}
+verdict="met"
+awk -v s="$speedup" 'BEGIN { exit !(s >= 3) }' || verdict="**not met**"
+
+mkdir -p "$(dirname "$results")"
+{
+  echo "# Enqueueing a table as Sidekiq jobs: rowpump against Sidekiq's push_bulk (issue 14)"
+  echo
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  echo "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p'),"
+  echo "$(ruby -e 'print "Ruby #{RUBY_VERSION}"'), $(ruby -rsidekiq -rmysql2 -e 'print "Sidekiq #{Sidekiq::VERSION}, mysql2 #{Mysql2::VERSION}"').  Produced by \`bench/sidekiq_vs_push_bulk.sh\`; servers and tools on the same machine."
+  ((small_rows == 0)) || echo "**Small mode** (ROWS=$small_rows): \`$table\`, the first $small_rows rows of sbtest1. Not the issue's size."
+  echo
+  echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
+  echo
+  echo "A warm-up run of each, then $runs round(s), the order alternating each round; medians. Every run is checked to"
+  echo "leave exactly $rows jobs in \`queue:QUEUE\`, the first with Sidekiq's keys in Sidekiq's order. Client CPU ="
+  echo "user+sys of the command (GNU time); MariaDB and Redis CPU = utime+stime of each server's /proc/PID/stat over"
+  echo "the run; floor = (client + MariaDB + Redis CPU) / $cores cores. Peak RSS: the largest of the runs."
+  echo
+  echo "| tool | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  result_row "\`rowpump backfill --format sidekiq --job-class $job_class\` (default workers: $cores)" rowpump
+  result_row "\`ruby bench/peers/sidekiq_push_bulk.rb\` (mysql2, 1000-row batches, \`Sidekiq::Client.push_bulk\`)" push_bulk
+  echo
+  echo "## Goal (issue 14)"
+  echo
+  echo "| goal | measured | |"
+  echo "|---|---|---|"
+  echo "| rowpump rows/s / push_bulk's >= 3 | $speedup | $verdict |"
+} >"$results"
+log "results in $results: rowpump $(rows_per_s rowpump) rows/s, push_bulk $(rows_per_s push_bulk) rows/s, ${speedup}x"

@@ -1,0 +1,71 @@
+// Which worker formats take which task fields, and what a Sidekiq job class may be.
+#include <string_view>
+
+#include "rowpump/encode.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+bool is_ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_constant_char(char c) {
+    return is_ascii_upper(c) || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// "Billing::InvoiceJob": Sidekiq looks the class up with Object.const_get on each "::" part, and a part
+// must be a Ruby constant name (a capital letter, then letters, digits, underscores).
+bool is_constant_path(std::string_view path) {
+    if (path.empty()) return false;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = path.find("::", start);
+        const std::string_view part = path.substr(start, end == std::string_view::npos ? path.npos : end - start);
+        if (part.empty() || !is_ascii_upper(part[0])) return false;
+        for (const char c : part)
+            if (!is_constant_char(c)) return false;
+        if (end == std::string_view::npos) return true;
+        start = end + 2;
+    }
+}
+
+bool has_control_or_space(std::string_view text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return true;
+    return false;
+}
+
+}  // namespace
+
+void check_task_spec(Format format, const TaskSpec& task) {
+    const std::string name = format_name(format);
+    if (format == Format::sidekiq) {
+        if (task.job_class.empty())
+            throw UsageError("--format sidekiq needs the job class its workers run: pass --job-class CLASS "
+                             "(YAML: sink.job_class), e.g. --job-class Billing::InvoiceJob");
+        if (!is_constant_path(task.job_class))
+            throw UsageError("job class '" + task.job_class + "' is not a Ruby constant path: expected names that "
+                             "start with a capital letter, joined by '::', e.g. Billing::InvoiceJob");
+    } else if (!task.job_class.empty()) {
+        throw UsageError("a job class is given, but it is only used by --format sidekiq (the format is " + name +
+                         "): remove --job-class, or use --format sidekiq");
+    }
+    if (format == Format::celery) {
+        if (task.task.empty())
+            throw UsageError("--format celery needs the name of the task its workers run: pass --task NAME "
+                             "(YAML: sink.task), e.g. --task billing.tasks.invoice");
+        if (has_control_or_space(task.task))
+            throw UsageError("task name '" + task.task + "' holds a space or control character: give the name the "
+                             "task is registered under, e.g. billing.tasks.invoice");
+    } else if (!task.task.empty()) {
+        throw UsageError("a task name is given, but it is only used by --format celery (the format is " + name +
+                         "): remove --task, or use --format celery");
+    }
+    if (format != Format::sidekiq && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
+        throw UsageError("Sidekiq timestamps in ms are only written by --format sidekiq (the format is " + name +
+                         "): remove --sidekiq-timestamps, or use --format sidekiq");
+    if ((format == Format::sidekiq || format == Format::celery) && has_control_or_space(task.queue))
+        throw UsageError("queue name '" + task.queue + "' holds a space or control character: --format " + name +
+                         " needs a queue name its workers can be told (-q / -Q)");
+}
+
+}  // namespace rowpump
