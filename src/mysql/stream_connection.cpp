@@ -15,6 +15,18 @@ struct ResultFree {
     void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
 };
 
+// As Connector/C++ does for the control plane (connection.cpp): enforce turns TLS on and makes it
+// required, a CA makes the library verify the chain, VERIFY_SERVER_CERT adds the host name check.
+void set_tls_options(MYSQL* handle, const MySqlOptions& options) {
+    if (options.ssl_mode == SslMode::disabled) return;
+    const my_bool on = 1;
+    mysql_options(handle, MYSQL_OPT_SSL_ENFORCE, &on);
+    if (!options.ssl_ca.empty()) mysql_options(handle, MYSQL_OPT_SSL_CA, options.ssl_ca.c_str());
+    if (!options.ssl_cert.empty()) mysql_options(handle, MYSQL_OPT_SSL_CERT, options.ssl_cert.c_str());
+    if (!options.ssl_key.empty()) mysql_options(handle, MYSQL_OPT_SSL_KEY, options.ssl_key.c_str());
+    if (options.ssl_mode == SslMode::verify_identity) mysql_options(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+}
+
 }  // namespace
 
 struct StreamConnection::Session {
@@ -51,6 +63,7 @@ void StreamConnection::open() {
     // "localhost" without a socket still means TCP here, as it does for Connector/C++'s tcp:// URLs.
     const unsigned protocol = options_.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
     mysql_options(handle, MYSQL_OPT_PROTOCOL, &protocol);
+    set_tls_options(handle, options_);
     if (!mysql_real_connect(handle, options_.socket.empty() ? options_.host.c_str() : "localhost",
                             options_.user.c_str(), options_.password.c_str(),
                             options_.database.empty() ? nullptr : options_.database.c_str(), options_.port,
