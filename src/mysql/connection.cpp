@@ -144,7 +144,10 @@ void Connection::open() {
     session_.reset();
     sql::ConnectOptionsMap map;
     if (options_.socket.empty()) {
-        map["hostName"] = sql::SQLString("tcp://" + options_.host + ":" + std::to_string(options_.port));
+        // An IPv6 address goes in brackets, or its colons would be read as the port's.
+        const bool ipv6 = options_.host.find(':') != std::string::npos;
+        map["hostName"] = sql::SQLString("tcp://" + (ipv6 ? "[" + options_.host + "]" : options_.host) + ":" +
+                                         std::to_string(options_.port));
     } else {
         map["hostName"] = sql::SQLString("unix://" + options_.socket);
     }

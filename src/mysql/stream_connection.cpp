@@ -43,6 +43,9 @@ StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
 void StreamConnection::open() {
+    if (pinned_)
+        throw Error("the session of a --consistent-snapshot reader of " + options_.redacted() +
+                    " was lost, and its snapshot with it: run the backfill again");
     session_.reset();
     // The first call initialises the client library, which is not thread-safe.
     static std::once_flag library;
@@ -75,8 +78,22 @@ void StreamConnection::open() {
 }
 
 void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+    if (pinned_) {
+        const auto* db_error = dynamic_cast<const DbError*>(&error);
+        throw DbError(std::string(error.what()) +
+                          "; a --consistent-snapshot reader cannot reconnect: its snapshot went with its session, "
+                          "and a new one would see a later table than the other workers. Run the backfill again "
+                          "(without --consistent-snapshot, readers reconnect and resume)",
+                      db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
+                      db_error ? db_error->query() : "");
+    }
     // A stream cut off midway leaves its session unusable: always a new one.
     recover_session(error, attempt, deadline, [] { return false; }, [this] { open(); });
+}
+
+void StreamConnection::start_consistent_snapshot() {
+    run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    pinned_ = true;
 }
 
 void StreamConnection::run(const std::string& sql) {
