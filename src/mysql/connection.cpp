@@ -65,8 +65,9 @@ Rows copy_rows(sql::ResultSet& result) {
     return Rows(std::move(labels), std::move(rows));
 }
 
-// Connector/C++ hands these to MariaDB Connector/C: sslEnforce turns TLS on (and makes it required),
-// sslCA makes the library verify the certificate chain, sslVerify adds the host name check.
+// Connector/C++ hands these to MariaDB Connector/C: sslEnforce asks for TLS (which the library drops
+// quietly when the server offers none: open() looks), sslCA makes it verify the certificate chain,
+// sslVerify adds the host name check.
 void add_tls_options(sql::ConnectOptionsMap& map, const MySqlOptions& options) {
     if (options.ssl_mode == SslMode::disabled) return;
     map["sslEnforce"] = true;
@@ -167,6 +168,13 @@ void Connection::open() {
         session_ = std::move(session);
     } catch (const sql::SQLException& error) {
         throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
+    }
+    if (needs_tls(options_)) {
+        auto cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+        if (!cipher.next() || cipher.text(2).empty()) {
+            session_.reset();
+            throw_tls_not_offered(options_);
+        }
     }
     apply_session_settings(options_, [this](const std::string& sql) { execute_text(sql); });
 }

@@ -6,6 +6,7 @@
 
 #include "log.hpp"
 #include "mysql/inline_params.hpp"
+#include "mysql/tls.hpp"
 
 namespace rowpump::mysql {
 
@@ -15,8 +16,9 @@ struct ResultFree {
     void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
 };
 
-// As Connector/C++ does for the control plane (connection.cpp): enforce turns TLS on and makes it
-// required, a CA makes the library verify the chain, VERIFY_SERVER_CERT adds the host name check.
+// As Connector/C++ does for the control plane (connection.cpp): enforce asks for TLS (dropped quietly
+// when the server offers none: open() looks), a CA makes the library verify the chain,
+// VERIFY_SERVER_CERT adds the host name check.
 void set_tls_options(MYSQL* handle, const MySqlOptions& options) {
     if (options.ssl_mode == SslMode::disabled) return;
     const my_bool on = 1;
@@ -73,6 +75,7 @@ void StreamConnection::open() {
                             options_.socket.empty() ? nullptr : options_.socket.c_str(), 0))
         throw_connect_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle),
                             options_);
+    if (needs_tls(options_) && mysql_get_ssl_cipher(handle) == nullptr) throw_tls_not_offered(options_);
     session_ = std::move(session);
     apply_session_settings(options_, [this](const std::string& sql) { run(sql); });
 }

@@ -61,6 +61,17 @@ std::string ssl_mode_name(SslMode mode) {
     return "DISABLED";
 }
 
+bool needs_tls(const MySqlOptions& options) {
+    return options.ssl_mode != SslMode::disabled && options.ssl_mode != SslMode::preferred;
+}
+
+void throw_tls_not_offered(const MySqlOptions& options) {
+    throw AccessDenied("TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
+                           "): the server offers no TLS (its have_ssl is not YES), and the session would be plain; "
+                           "enable TLS on the server, or choose ssl-mode=PREFERRED to accept a plain session",
+                       tls_connection_error, "HY000", "");
+}
+
 std::optional<std::string> explain_tls_failure(int code, const std::string& what, const MySqlOptions& options) {
     if (code == tls_connection_error && options.ssl_mode != SslMode::disabled)
         return "TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
 
 namespace rowpump::mysql {
@@ -20,5 +21,10 @@ std::string ssl_mode_name(SslMode mode);
 //   instead of "check the password". Finding out costs one more connection, only after such a refusal;
 //   it runs the same challenge-response login, over TLS, that the plain connection already ran.
 std::optional<std::string> explain_tls_failure(int code, const std::string& what, const MySqlOptions& options);
+
+// Connector/C quietly goes on without TLS when the server offers none, whatever it was asked: each driver
+// looks after connecting, and from REQUIRED up a plain session is closed with this line.
+bool needs_tls(const MySqlOptions& options);
+[[noreturn]] void throw_tls_not_offered(const MySqlOptions& options);
 
 }  // namespace rowpump::mysql

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "integration/tls_fixture.hpp"
 #include "mysql/connection.hpp"
@@ -117,6 +118,53 @@ TEST_F(TlsTest, VerifyIdentityRefusesAHostTheCertificateDoesNotName) {
     expect_refused_by_both_drivers(url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_, "[::ffff:127.0.0.1]"),
                                    "and name the host ::ffff:127.0.0.1");
     EXPECT_EQ(read_rows(url_with("ssl-mode=VERIFY_CA&ssl-ca=" + ca_, "[::ffff:127.0.0.1]")), 250u);
+}
+
+}  // namespace
+}  // namespace rowpump::test
+
+namespace rowpump::test {
+namespace {
+
+// The main local MariaDB offers no TLS (have_ssl DISABLED): PREFERRED goes on without it, REQUIRED says
+// why it cannot.
+class TlsOnAServerWithoutTlsTest : public MySqlTest {
+protected:
+    std::string url_with(const std::string& query) const {
+        return "mysql://" + options_.user + ":" + options_.password + "@" + options_.host + ":" +
+               std::to_string(options_.port) + "/" + options_.database + "?" + query;
+    }
+};
+
+TEST_F(TlsOnAServerWithoutTlsTest, PreferredReadsWithoutTlsAndRequiredSaysTheServerOffersNone) {
+    const auto have_ssl = tables().rows("SELECT @@have_ssl");
+    ASSERT_NE(have_ssl.at(0).at(0), "YES") << "this test needs a server without TLS";
+    const auto table = tables().create("no_tls", "(id INT PRIMARY KEY)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq FROM seq_1_to_30");
+    const MySqlOptions preferred = MySqlOptions::from_url(url_with("ssl-mode=PREFERRED"));
+    ReadSpec spec;
+    spec.table = table;
+    const auto plan = std::make_shared<const ReadPlan>(plan_read(preferred, spec));
+    PageReader reader(preferred, plan);
+    std::size_t rows = 0;
+    while (auto page = reader.next_page()) rows += page->row_count();
+    EXPECT_EQ(rows, 30u);
+
+    // Connector/C would go on in plain text under any mode: rowpump looks, and says so.
+    const char* ca = std::getenv("ROWPUMP_TLS_CA");
+    ASSERT_TRUE(ca && *ca) << start_tls_services_hint;
+    for (const std::string& mode : std::vector<std::string>{"REQUIRED", "VERIFY_CA&ssl-ca=" + std::string(ca)}) {
+        const MySqlOptions required = MySqlOptions::from_url(url_with("ssl-mode=" + mode));
+        for (int driver = 0; driver < 2; ++driver) {
+            try {
+                if (driver == 0) mysql::Connection connection(required);
+                else PageReader required_reader(required, plan);
+                ADD_FAILURE() << "connected without TLS under ssl-mode=" << mode << ", driver " << driver;
+            } catch (const AccessDenied& error) {
+                EXPECT_NE(std::string(error.what()).find("the server offers no TLS"), std::string::npos) << error.what();
+            }
+        }
+    }
 }
 
 }  // namespace
