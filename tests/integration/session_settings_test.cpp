@@ -240,6 +240,22 @@ TEST_F(ConsistentSnapshotTest, ALostReaderConnectionFailsTheReadWithALine) {
     }
 }
 
+TEST_F(ConsistentSnapshotTest, TheCliFlagReadsEveryRowAndRefusesAJobId) {
+    const auto run = run_rowpump({"backfill", "--table", table_, "--workers", "3", "--partitions", "5",
+                                  "--consistent-snapshot", "--sink", "file:" + file_});
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    EXPECT_EQ(multiset_difference(lines(slurp(file_)), lines_of_the_table_at_the_start()), "") << run.describe();
+    EXPECT_NE(run.err.find("consistent snapshot: 3 readers started on one snapshot"), std::string::npos)
+        << run.describe();
+
+    const auto refused = run_rowpump({"backfill", "--table", table_, "--consistent-snapshot", "--job-id",
+                                      "rp_test_snapshot", "--sink", "file:" + file_ + ".2"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.describe();
+    EXPECT_EQ(lines(refused.err).size(), 1u) << refused.describe();
+    EXPECT_NE(refused.err.find("--consistent-snapshot cannot be combined with --job-id"), std::string::npos)
+        << refused.describe();
+}
+
 TEST_F(ConsistentSnapshotTest, IsRefusedWithAJobIdOrFollow) {
     JobSpec spec = file_job(options(), table_, file_);
     spec.consistent_snapshot = true;
