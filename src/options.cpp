@@ -92,7 +92,8 @@ void check_tls(MySqlOptions& options, bool mode_given, const std::string& url) {
         throw UsageError("ssl-mode=DISABLED in " + redact_url(url) + " takes no ssl-ca, ssl-cert or ssl-key: "
                          "remove them, or choose another ssl-mode");
     if (verifies && options.ssl_ca.empty())
-        throw UsageError("ssl-mode=" + std::string(options.ssl_mode == SslMode::verify_ca ? "VERIFY_CA" : "VERIFY_IDENTITY") +
+        throw UsageError("ssl-mode=" +
+                         std::string(options.ssl_mode == SslMode::verify_ca ? "VERIFY_CA" : "VERIFY_IDENTITY") +
                          " in " + redact_url(url) + " needs the CA to verify against: add ssl-ca=PATH (a PEM file; "
                          "/etc/ssl/certs/ca-certificates.crt for a server with a public certificate)");
     if (!verifies && !options.ssl_ca.empty())

@@ -228,8 +228,8 @@ void apply_session_settings(const MySqlOptions& options, const std::function<voi
             if (error.code() != unknown_system_variable && error.code() != 1231 && error.code() != 1232 &&
                 error.code() != 1238 && error.code() != 1229)
                 throw;
-            throw UsageError("the server refused the session variable " + name + "=" + value + " (--set-vars): " +
-                             redact_url(error.what()) + "; correct or remove it");
+            throw UsageError("the server refused the session variable " + name + "=" + value +
+                             " (--set-vars, set_vars): " + redact_url(error.what()) + "; correct or remove it");
         }
     }
 }

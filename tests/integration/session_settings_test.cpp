@@ -181,8 +181,9 @@ TEST_F(ConsistentSnapshotTest, WithoutItTheWorkersSeeTheChanges) {
         const auto id = std::stoll(line.substr(line.find(':') + 1));
         return id % 2 == 1;
     });
-    const auto changed = std::count_if(written.begin(), written.end(),
-                                       [](const std::string& line) { return line.find("changed") != std::string::npos; });
+    const auto changed = std::count_if(written.begin(), written.end(), [](const std::string& line) {
+        return line.find("changed") != std::string::npos;
+    });
     EXPECT_GT(added, 0) << "no added row was read";
     EXPECT_GT(changed, 0) << "no changed row was read";
 }

@@ -161,7 +161,8 @@ TEST_F(TlsOnAServerWithoutTlsTest, PreferredReadsWithoutTlsAndRequiredSaysTheSer
                 else PageReader required_reader(required, plan);
                 ADD_FAILURE() << "connected without TLS under ssl-mode=" << mode << ", driver " << driver;
             } catch (const AccessDenied& error) {
-                EXPECT_NE(std::string(error.what()).find("the server offers no TLS"), std::string::npos) << error.what();
+                EXPECT_NE(std::string(error.what()).find("the server offers no TLS"), std::string::npos)
+                    << error.what();
             }
         }
     }
