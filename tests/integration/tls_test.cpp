@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/cli_process.hpp"
 #include "integration/tls_fixture.hpp"
 #include "mysql/connection.hpp"
 #include "rowpump/error.hpp"
@@ -90,6 +91,21 @@ TEST_F(TlsTest, WithoutTlsTheLineSaysTlsIsRequired) {
     expect_refused_by_both_drivers(url_with("ssl-mode=DISABLED"), "requires TLS for this account",
                                    "check the user, password");
     expect_refused_by_both_drivers(plain_url_, "add ssl-mode=VERIFY_IDENTITY&ssl-ca=", "check the user, password");
+}
+
+// What the CLI prints for it: one line, exit 2 (the password reaches the child through the environment).
+TEST_F(TlsTest, TheCliSaysTlsIsRequiredInOneLine) {
+    std::string url = plain_url_;
+    const auto colon = url.find(':', url.find("://") + 3);
+    url.erase(colon, url.rfind('@') - colon);
+    const auto run = run_rowpump({"read", "--mysql", url, "--table", table_},
+                                 {{"ROWPUMP_MYSQL_PASSWORD", options_.password}});
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    EXPECT_EQ(run.out, "") << run.describe();
+    const auto err = lines(run.err);
+    ASSERT_EQ(err.size(), 1u) << run.describe();
+    EXPECT_EQ(err[0].rfind("rowpump: error: ", 0), 0u) << run.describe();
+    EXPECT_NE(err[0].find("requires TLS for this account"), std::string::npos) << run.describe();
 }
 
 TEST_F(TlsTest, AWrongPasswordIsStillAWrongPassword) {
