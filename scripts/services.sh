@@ -2,9 +2,9 @@
 # A private MariaDB and a private Redis for rowpump's tests and quick start: bound to 127.0.0.1, on
 # non-default ports, with every file under the project's .state/ folder. Never a system service.
 #
-#   scripts/services.sh start    start both (leaves running ones alone), then print the env lines
-#   scripts/services.sh stop     stop both
-#   scripts/services.sh status   say what runs (exit 0 when both run, 3 otherwise)
+#   scripts/services.sh start    start all three (leaves running ones alone), then print the env lines
+#   scripts/services.sh stop     stop all three
+#   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
 #   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
 #
