@@ -2,13 +2,15 @@
 # A private MariaDB and a private Redis for rowpump's tests and quick start: bound to 127.0.0.1, on
 # non-default ports, with every file under the project's .state/ folder. Never a system service.
 #
-#   scripts/services.sh start    start both (leaves running ones alone), then print the env lines
-#   scripts/services.sh stop     stop both
-#   scripts/services.sh status   say what runs (exit 0 when both run, 3 otherwise)
+#   scripts/services.sh start    start all three (leaves running ones alone), then print the env lines
+#   scripts/services.sh stop     stop all three
+#   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
+#   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
 #
 # Environment: ROWPUMP_MARIADB_PORT (3407), ROWPUMP_REDIS_PORT (6479), ROWPUMP_STATE_DIR (.state),
-# ROWPUMP_SERVICE_WAIT (seconds to wait for a server to start or stop, 60).
+# ROWPUMP_SERVICE_WAIT (seconds to wait for a server to start or stop, 60),
+# ROWPUMP_TLS_MARIADB_PORT (3417, the MariaDB that requires TLS; start and stop include it).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -102,8 +104,9 @@ mariadb_pid() { live_pid "$mariadb_pidfile" mariadbd || live_pid "$mariadb_pidfi
 # mariadb-install-db gives the OS user running it an all-privileges account that logs in by unix socket.
 admin_user="$(id -un)"
 
+# Extra arguments (a later --socket=...) are passed on: the TLS server is administered the same way.
 mariadb_admin_sql() {
-  "$(find_binary mariadb mysql)" --no-defaults --socket="$mariadb_socket" --user="$admin_user"
+  "$(find_binary mariadb mysql)" --no-defaults --socket="$mariadb_socket" --user="$admin_user" "$@"
 }
 
 mariadb_ping() {
@@ -131,7 +134,7 @@ mariadb_init_datadir() {
 }
 
 mariadb_create_account() {
-  mariadb_admin_sql <<SQL
+  mariadb_admin_sql "$@" <<SQL
 CREATE DATABASE IF NOT EXISTS \`$db_name\`;
 CREATE USER IF NOT EXISTS '$db_user'@'127.0.0.1' IDENTIFIED BY '$db_password';
 CREATE USER IF NOT EXISTS '$db_user'@'localhost' IDENTIFIED BY '$db_password';
@@ -220,9 +223,111 @@ stop_server() {
   fi
 }
 
+# --- A MariaDB that requires TLS (require_secure_transport=ON), for the TLS tests ---------------------
+# Its own port, datadir and certificates under $state_dir/mariadb-tls. openssl makes a private CA and a
+# server certificate for CN 127.0.0.1 with the SANs IP:127.0.0.1 and DNS:localhost, so ssl-mode=VERIFY_IDENTITY
+# can pass for either name. Its global time zone is +05:00, so a test can see rowpump's sessions ignore
+# the server's zone. The admin logs in through its unix socket, which counts as secure transport.
+tls_port="${ROWPUMP_TLS_MARIADB_PORT:-3417}"
+if [[ ! "$tls_port" =~ ^[1-9][0-9]{0,4}$ ]] || (( tls_port > 65535 )) || [[ "$tls_port" == "$mariadb_port" ]] ||
+   [[ "$tls_port" == "$redis_port" ]]; then
+  log "bad port for the TLS MariaDB: $tls_port (1-65535, not the other servers' ports)"
+  exit 2
+fi
+tls_dir="$state_dir/mariadb-tls"
+tls_data="$tls_dir/data"
+tls_certs="$tls_dir/certs"
+tls_pidfile="$tls_dir/mariadbd.pid"
+tls_log="$tls_dir/error.log"
+tls_socket="$tls_dir/mariadbd.sock"
+if (( ${#tls_socket} > 100 )); then
+  tls_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-tls-$(printf '%s' "$tls_dir" | cksum | cut -d' ' -f1).sock"
+fi
+
+tls_mariadb_pid() { live_pid "$tls_pidfile" mariadbd || live_pid "$tls_pidfile" mysqld; }
+
+tls_make_certificates() {
+  [[ -s "$tls_certs/server-cert.pem" ]] && return 0
+  local openssl
+  openssl="$(find_binary openssl)"
+  rm -rf -- "$tls_certs"
+  mkdir -p "$tls_certs"
+  log "making a test CA and server certificate in $tls_certs"
+  (
+    cd "$tls_certs"
+    "$openssl" req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=rowpump test CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -keyout ca-key.pem -out ca.pem
+    "$openssl" req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout server-key.pem -out server.csr
+    printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "basicConstraints=CA:FALSE" \
+      "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >server.ext
+    "$openssl" x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
+      -extfile server.ext -out server-cert.pem
+    chmod 600 ca-key.pem server-key.pem
+  ) >"$tls_dir/certs.log" 2>&1 || { show_log_tail "$tls_dir/certs.log"; rm -rf -- "$tls_certs"; die "openssl failed"; }
+}
+
+start_tls_mariadb() {
+  local pid i
+  mkdir -p "$tls_dir"
+  tls_make_certificates
+  if pid="$(tls_mariadb_pid)"; then
+    log "the TLS MariaDB already runs (pid $pid)"
+  else
+    port_in_use "$tls_port" &&
+      die "port $tls_port on 127.0.0.1 is taken by another program; set ROWPUMP_TLS_MARIADB_PORT"
+    if [[ ! -e "$tls_dir/initialized" ]]; then
+      rm -rf -- "$tls_data"
+      mkdir -p "$tls_data"
+      local init=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$tls_data"
+        --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
+        --skip-test-db --skip-name-resolve)
+      (( EUID == 0 )) && init+=(--user=root)
+      log "initialising the TLS MariaDB datadir in $tls_data"
+      "$(find_binary mariadb-install-db mysql_install_db)" "${init[@]}" >"$tls_dir/install.log" 2>&1 ||
+        { show_log_tail "$tls_dir/install.log"; die "mariadb-install-db failed (log: $tls_dir/install.log)"; }
+      touch "$tls_dir/initialized"
+    fi
+    rm -f "$tls_pidfile"
+    local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$tls_data"
+      --port="$tls_port" --socket="$tls_socket" --pid-file="$tls_pidfile" --log-error="$tls_log"
+      --innodb-buffer-pool-size=128M --max-connections=100 --default-time-zone=+05:00
+      --ssl-ca="$tls_certs/ca.pem" --ssl-cert="$tls_certs/server-cert.pem" --ssl-key="$tls_certs/server-key.pem"
+      --require-secure-transport=ON)
+    (( EUID == 0 )) && args+=(--user=root)
+    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$tls_log" 2>&1 &
+    pid=$!
+    log "starting the TLS MariaDB on 127.0.0.1:$tls_port (pid $pid)"
+  fi
+  for (( i = 0; ; i++ )); do
+    "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$tls_socket" --user="$admin_user" \
+      --connect-timeout=2 ping >/dev/null 2>&1 && break
+    is_running "$pid" || { show_log_tail "$tls_log"; die "the TLS MariaDB exited while starting (log: $tls_log)"; }
+    (( i < wait_seconds * 4 )) || { show_log_tail "$tls_log"; die "the TLS MariaDB did not answer (log: $tls_log)"; }
+    sleep 0.25
+  done
+  mariadb_create_account --socket="$tls_socket" || die "could not create the account on the TLS MariaDB"
+}
+
+tls_mariadb_status() {
+  local pid
+  if pid="$(tls_mariadb_pid)"; then
+    echo "mariadb-tls: running, pid $pid, 127.0.0.1:$tls_port, data $tls_data, CA $tls_certs/ca.pem"
+  else
+    echo "mariadb-tls: stopped"
+    return 1
+  fi
+}
+
+print_tls_env() {
+  echo "export ROWPUMP_TLS_MYSQL_URL=mysql://$db_user:$db_password@127.0.0.1:$tls_port/$db_name"
+  echo "export ROWPUMP_TLS_CA=$tls_certs/ca.pem"
+}
+
 print_env() {
   echo "export ROWPUMP_MYSQL_URL=mysql://$db_user:$db_password@127.0.0.1:$mariadb_port/$db_name"
   echo "export ROWPUMP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
+  print_tls_env
 }
 
 status() {
@@ -239,6 +344,7 @@ status() {
   else
     echo "redis: stopped"
   fi
+  tls_mariadb_status || running=$((running - 1))
   (( running == 2 )) || return 3
 }
 
@@ -246,16 +352,19 @@ case "${1:-}" in
   start)
     start_mariadb
     start_redis
+    start_tls_mariadb
     print_env
     ;;
   stop)
     stop_server MariaDB mariadb_pid "$mariadb_log"
     stop_server Redis redis_pid "$redis_log"
+    stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
     ;;
+  start-tls) start_tls_mariadb ;;
   status) status ;;
   env) print_env ;;
   *)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

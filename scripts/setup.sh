@@ -15,6 +15,7 @@ packages=(
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps
   ruby-sidekiq celery python3-celery python3-redis
+  openssl
 )
 bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time ruby-mysql2)
 

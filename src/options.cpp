@@ -57,6 +57,50 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& te
     return std::chrono::seconds(value);
 }
 
+SslMode parse_ssl_mode(const std::string& text, const std::string& url) {
+    std::string mode;
+    for (unsigned char c : text) mode += static_cast<char>(std::toupper(c));
+    if (mode == "DISABLED") return SslMode::disabled;
+    if (mode == "PREFERRED") return SslMode::preferred;
+    if (mode == "REQUIRED") return SslMode::required;
+    if (mode == "VERIFY_CA") return SslMode::verify_ca;
+    if (mode == "VERIFY_IDENTITY") return SslMode::verify_identity;
+    throw UsageError("invalid ssl-mode" + quoted_part(text, url) + " in " + redact_url(url) +
+                     ": expected DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
+}
+
+// A missing or unreadable file is named now, not as the TLS library's vaguer error at the first connect.
+std::string readable_file(const std::string& key, const std::string& path, const std::string& url) {
+    std::ifstream in(path, std::ios::binary);
+    std::error_code error;
+    if (!in || std::filesystem::is_directory(path, error))
+        throw UsageError("cannot read the " + key + " file '" + path + "' named in " + redact_url(url) + ": " +
+                         (in ? "it is a directory" : std::strerror(errno)));
+    return path;
+}
+
+// The ssl-* options together: a CA only makes sense when it is used to verify, a key needs its
+// certificate, and DISABLED takes none of them.
+void check_tls(MySqlOptions& options, bool mode_given, const std::string& url) {
+    const bool files = !options.ssl_ca.empty() || !options.ssl_cert.empty() || !options.ssl_key.empty();
+    if (!mode_given && files) options.ssl_mode = SslMode::verify_identity;
+    if (options.ssl_cert.empty() != options.ssl_key.empty())
+        throw UsageError("ssl-cert and ssl-key go together in " + redact_url(url) +
+                         ": give both (a client certificate and its key) or neither");
+    const bool verifies = options.ssl_mode == SslMode::verify_ca || options.ssl_mode == SslMode::verify_identity;
+    if (options.ssl_mode == SslMode::disabled && files)
+        throw UsageError("ssl-mode=DISABLED in " + redact_url(url) + " takes no ssl-ca, ssl-cert or ssl-key: "
+                         "remove them, or choose another ssl-mode");
+    if (verifies && options.ssl_ca.empty())
+        throw UsageError("ssl-mode=" +
+                         std::string(options.ssl_mode == SslMode::verify_ca ? "VERIFY_CA" : "VERIFY_IDENTITY") +
+                         " in " + redact_url(url) + " needs the CA to verify against: add ssl-ca=PATH (a PEM file; "
+                         "/etc/ssl/certs/ca-certificates.crt for a server with a public certificate)");
+    if (!verifies && !options.ssl_ca.empty())
+        throw UsageError("ssl-ca in " + redact_url(url) + " is only used to verify the server: choose "
+                         "ssl-mode=VERIFY_IDENTITY (or VERIFY_CA), or remove ssl-ca");
+}
+
 }  // namespace
 
 MySqlOptions MySqlOptions::from_url(const std::string& url) {
@@ -69,15 +113,25 @@ MySqlOptions MySqlOptions::from_url(const std::string& url) {
     options.database = parts.path;
     if (options.database.find('/') != std::string::npos)
         throw UsageError("invalid database name in " + redact_url(url) + ": expected mysql://user:pass@host:port/database");
+    bool ssl_mode_given = false;
     for (const auto& [key, value] : parts.query) {
         if (key == "socket") options.socket = value;
         else if (key == "connect_timeout") options.connect_timeout = parse_seconds(key, value, url);
         else if (key == "read_timeout") options.read_timeout = parse_seconds(key, value, url);
         else if (key == "write_timeout") options.write_timeout = parse_seconds(key, value, url);
+        else if (key == "ssl-mode") {
+            options.ssl_mode = parse_ssl_mode(value, url);
+            ssl_mode_given = true;
+        }
+        else if (key == "ssl-ca") options.ssl_ca = readable_file(key, value, url);
+        else if (key == "ssl-cert") options.ssl_cert = readable_file(key, value, url);
+        else if (key == "ssl-key") options.ssl_key = readable_file(key, value, url);
         else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) +
-                              ": expected socket, connect_timeout, read_timeout or write_timeout");
+                              ": expected socket, connect_timeout, read_timeout, write_timeout, ssl-mode, ssl-ca, "
+                              "ssl-cert or ssl-key");
         options.extra[key] = value;
     }
+    check_tls(options, ssl_mode_given, url);
     if (options.user.empty())
         throw UsageError("no user in " + redact_url(url) + ": expected mysql://user:pass@host:port/database");
     options.password_from_env();

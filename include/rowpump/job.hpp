@@ -53,6 +53,10 @@ struct JobSpec {
     // are read afterwards, pass after pass, until a pass finds none. Not with a job id (yet).
     bool follow = false;
     std::chrono::seconds lease_timeout{60};  // a live owner that makes no progress for this long loses its range
+    // Every worker reads one snapshot of the table, taken by all of them at once under a brief
+    // LOCK TABLES ... READ (docs/tls-and-session.md: what it costs). A lost reader connection fails the
+    // run, since its snapshot cannot be taken again. Not with a job id or follow.
+    bool consistent_snapshot = false;
 };
 
 // Loads a YAML job file. `overrides` are "path=value" pairs (source.page_size=500) applied before

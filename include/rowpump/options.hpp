@@ -4,8 +4,19 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rowpump {
+
+// TLS to MySQL, as the URL's ssl-mode names it (the modes of MySQL's own clients). docs/tls-and-session.md.
+enum class SslMode {
+    disabled,         // plain TCP (the default when the URL names no ssl-* option)
+    preferred,        // TLS when the server offers it, else plain; nothing is verified
+    required,         // TLS or no connection; the server's certificate is not verified
+    verify_ca,        // TLS, and the certificate must chain to ssl-ca
+    verify_identity,  // as verify_ca, and it must name the URL's host (the default when ssl-ca is given)
+};
 
 struct MySqlOptions {
     std::string host = "127.0.0.1";
@@ -27,9 +38,19 @@ struct MySqlOptions {
     // before the error is final.
     std::chrono::seconds retry_budget{60};
     std::map<std::string, std::string> extra;  // other ?key=value options, kept for display
+    SslMode ssl_mode = SslMode::disabled;
+    std::string ssl_ca;    // PEM file of the CA(s) the server's certificate must chain to
+    std::string ssl_cert;  // a client certificate and its key, for accounts that REQUIRE X509
+    std::string ssl_key;
+    // SET SESSION name = value on every connection, after rowpump's own settings (time_zone = '+00:00',
+    // the statement limit), in this order. Names must be identifiers; check_session_variable() says
+    // what a value may be. A server that does not know a name or refuses a value fails the first
+    // connection with a UsageError, before anything is read or written.
+    std::vector<std::pair<std::string, std::string>> session_variables;
 
     // mysql://user:pass@host:port/db?connect_timeout=5
     // mysql://user:pass@localhost/db?socket=/path/to/mysqld.sock   (unix socket form)
+    // mysql://user:pass@db.example.com/db?ssl-mode=VERIFY_IDENTITY&ssl-ca=/etc/ssl/db-ca.pem
     // Percent-escapes are decoded in the user, password and database. Throws UsageError.
     static MySqlOptions from_url(const std::string& url);
 
@@ -43,6 +64,15 @@ struct MySqlOptions {
     // The URL with the password replaced by "***": safe for logs, errors and summaries.
     std::string redacted() const;
 };
+
+// Parses --set-vars / YAML set_vars text, "name=value,name=value", and checks each pair as
+// check_session_variable() does. Throws UsageError naming `where` (the flag or field) on bad input.
+std::vector<std::pair<std::string, std::string>> parse_session_variables(const std::string& text,
+                                                                         const std::string& where);
+// A name is an identifier ([A-Za-z_][A-Za-z0-9_]*); a value is a number (1, -2, 0.5), or a word of
+// letters, digits and _ . : + - / (ON, READ-COMMITTED, +00:00), which is sent as a quoted string.
+// Nothing else can reach the SQL. Throws UsageError naming `where`.
+void check_session_variable(const std::string& name, const std::string& value, const std::string& where);
 
 struct RedisOptions {
     std::string host = "127.0.0.1";

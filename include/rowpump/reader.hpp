@@ -83,11 +83,23 @@ struct ReadPlan {
 // unique, NULL keys when refused, a bad strategy for the key. Throws UsageError; reads no row.
 ReadPlan plan_read(const MySqlOptions& mysql, const ReadSpec& spec);
 
+// A reader's connection kept from one range to the next: how a worker reads every range of a
+// --consistent-snapshot run in the same snapshot (open_snapshot_sessions). Its definition is private.
+class ReaderSession;
+
+// `count` sessions for `plan`, all started on one snapshot of its table at once (docs/tls-and-session.md).
+// A lost session fails its reader, since the snapshot cannot be taken again.
+std::vector<std::shared_ptr<ReaderSession>> open_snapshot_sessions(const MySqlOptions& mysql, const ReadPlan& plan,
+                                                                   std::size_t count);
+
 class PageReader {
 public:
     // Reads the rows whose key is in `range`, strictly after `resume_after` when given. Opens its own
     // connection. A lost connection is reopened and the page re-read from the last key delivered.
     PageReader(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> plan, KeyRange range = {},
+               std::optional<KeyValue> resume_after = std::nullopt);
+    // The same over `session`, which it shares with the readers before and after it.
+    PageReader(std::shared_ptr<ReaderSession> session, std::shared_ptr<const ReadPlan> plan, KeyRange range = {},
                std::optional<KeyValue> resume_after = std::nullopt);
     ~PageReader();
     PageReader(PageReader&&) noexcept;

@@ -71,6 +71,10 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     command->add_flag("--follow", options.follow,
                       "Also read the rows added above the key's maximum at the start, until a pass finds none "
                       "(without it the run stops there; an integer key, no --job-id)");
+    command->add_flag("--consistent-snapshot", options.consistent_snapshot,
+                      "Every worker reads one snapshot of the table, started together under a brief LOCK TABLES "
+                      "... READ (needs the LOCK TABLES privilege; writes to the table wait meanwhile). A lost "
+                      "reader connection fails the run. Not with --job-id or --follow");
     command->add_option("--lease-timeout", options.lease_timeout_seconds,
                         "Seconds after which a live but stuck process loses its range")
         ->check(whole_number(1, 86'400));
@@ -128,6 +132,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.job_id = options.job_id;
     spec.resume = options.resume;
     spec.follow = options.follow;
+    spec.consistent_snapshot = options.consistent_snapshot;
     spec.lease_timeout = std::chrono::seconds(options.lease_timeout_seconds);
     return spec;
 }

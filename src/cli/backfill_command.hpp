@@ -30,6 +30,7 @@ struct BackfillOptions {
     std::string job_id;
     bool resume = false;
     bool follow = false;
+    bool consistent_snapshot = false;
     std::size_t lease_timeout_seconds = 60;
     bool dry_run = false;
     std::string summary_json;

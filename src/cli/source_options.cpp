@@ -11,6 +11,7 @@ MySqlOptions SourceOptions::mysql() const {
     if (read_timeout_seconds) options.read_timeout = std::chrono::seconds(*read_timeout_seconds);
     if (write_timeout_seconds) options.write_timeout = std::chrono::seconds(*write_timeout_seconds);
     if (retry_budget_seconds) options.retry_budget = std::chrono::seconds(*retry_budget_seconds);
+    if (!set_vars.empty()) options.session_variables = parse_session_variables(set_vars, "--set-vars");
     return options;
 }
 
@@ -71,6 +72,10 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                            "; also for the sink's server). A server that is frozen, not down, ends a run after "
                            "about --read-timeout plus this")
         ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--set-vars", options.set_vars,
+                       "Session variables for every source connection, name=value,... (e.g. "
+                       "innodb_lock_wait_timeout=5,max_statement_time=30); a value is a number, DEFAULT or a plain "
+                       "word. Checked before anything is read: a name the server does not know is refused");
 }
 
 }  // namespace rowpump::cli

@@ -25,6 +25,7 @@ struct SourceOptions {
     std::optional<std::size_t> write_timeout_seconds;
     std::optional<std::size_t> page_timeout_seconds;
     std::optional<std::size_t> retry_budget_seconds;
+    std::string set_vars;  // --set-vars name=value,...: session variables of every source connection
 
     MySqlOptions mysql() const;
     ReadSpec read_spec() const;

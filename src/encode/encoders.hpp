@@ -9,6 +9,12 @@
 
 namespace rowpump {
 
+// A TIMESTAMP column (information_schema's COLUMN_TYPE "timestamp" or "timestamp(N)"): its values are
+// instants, read in the session's zone, which is UTC. DATETIME, of the same kind, is a wall-clock value.
+inline bool is_timestamp(const Column& column) {
+    return column.kind == ColumnKind::datetime && column.column_type.starts_with("timestamp");
+}
+
 std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns);
 std::unique_ptr<RowEncoder> make_csv_encoder(std::vector<Column> columns);
 std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task);

@@ -4,7 +4,8 @@
 // written exactly as sent (BIGINT UNSIGNED max and DECIMAL(65,30) survive), FLOAT/DOUBLE too. Text JSON
 // has no number for ("inf", "nan") becomes null rather than a string, so a consumer never finds a string
 // in a numeric field. Binary columns are base64 strings. DATETIME and
-// TIMESTAMP become ISO-8601 by turning the space between date and time into 'T'; zero dates
+// TIMESTAMP become ISO-8601 by turning the space between date and time into 'T', and a TIMESTAMP, which
+// every session reads in UTC (apply_session_settings), ends in 'Z'; a DATETIME has no zone and gets none. Zero dates
 // ("0000-00-00 00:00:00") are no ISO-8601 date at all, so they stay exactly as the server sent them for
 // consumers to recognise. Text is escaped per RFC 8259: quotes, backslashes and control characters;
 // everything else (U+2028 included, which RFC 8259 allows) is copied byte for byte, so the payload is
@@ -42,6 +43,7 @@ public:
         keys_.reserve(columns.size());
         for (const Column& column : columns) {
             kinds_.push_back(column.kind);
+            in_utc_.push_back(is_timestamp(column));
             // Each column's name escaped once, with what comes before it: `{"id":`, then `,"name":`.
             std::string key(keys_.empty() ? "{" : ",");
             append_json_string(column.name, key);
@@ -61,7 +63,7 @@ public:
         for (std::size_t column = 0; column < kinds_.size(); ++column) {
             out.append(keys_[column]);
             const auto value = page.value(row, column);
-            if (value) write_value(kinds_[column], *value, out);
+            if (value) write_value(kinds_[column], in_utc_[column], *value, out);
             else out.append("null", 4);
         }
         out.push_back('}');
@@ -70,7 +72,7 @@ public:
     std::string header() const override { return {}; }
 
 private:
-    static void write_value(ColumnKind kind, std::string_view text, std::string& out) {
+    static void write_value(ColumnKind kind, bool in_utc, std::string_view text, std::string& out) {
         switch (kind) {
             case ColumnKind::signed_integer:
             case ColumnKind::unsigned_integer:
@@ -85,7 +87,10 @@ private:
                 const std::size_t start = out.size() + 1;  // after the opening quote
                 append_json_string(text, out);
                 // A date is digits and dashes: nothing before the space needed an escape.
-                if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) out[start + 10] = 'T';
+                if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) {
+                    out[start + 10] = 'T';
+                    if (in_utc) out.insert(out.size() - 1, 1, 'Z');  // before the closing quote
+                }
                 return;
             }
             case ColumnKind::binary:
@@ -104,6 +109,7 @@ private:
     }
 
     std::vector<ColumnKind> kinds_;
+    std::vector<bool> in_utc_;       // a TIMESTAMP column: its values are UTC
     std::vector<std::string> keys_;  // each column's name as JSON, with the `{` or `,` before it
 };
 

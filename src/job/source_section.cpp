@@ -46,7 +46,8 @@ void read_paging(const Section& source, ReadSpec& read) {
 
 void read_source(const Field& field, JobSpec& spec) {
     const Section source = field.section({"mysql", "table", "key", "columns", "where", "strategy", "null_keys",
-                                          "page_size", "page_time_ms", "max_page_size"});
+                                          "page_size", "page_time_ms", "max_page_size", "set_vars",
+                                          "consistent_snapshot"});
     spec.mysql = options_from_url(source.required(
         "mysql", "the source URL, e.g. mysql: ${ROWPUMP_MYSQL_URL} (a password may come from "
                  "ROWPUMP_MYSQL_PASSWORD or ROWPUMP_MYSQL_PASSWORD_FILE)"));
@@ -59,6 +60,17 @@ void read_source(const Field& field, JobSpec& spec) {
             where->fail(describe(*problem, "where: \"a < 3 OR b = 1\""));
     }
     read_paging(source, spec.read);
+    if (auto set_vars = source.optional("set_vars")) {
+        try {
+            spec.mysql.session_variables = parse_session_variables(set_vars->text(), "set_vars");
+        } catch (const ConfigError&) {
+            throw;
+        } catch (const UsageError& error) {
+            set_vars->fail(error.what());
+        }
+    }
+    if (auto snapshot = source.optional("consistent_snapshot"))
+        spec.consistent_snapshot = snapshot->choice({"true", "false"}) == "true";
 }
 
 }  // namespace rowpump::job

@@ -7,11 +7,13 @@
 #include <cppconn/statement.h>
 #include <mysql_driver.h>
 
+#include <cctype>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include "log.hpp"
+#include "mysql/tls.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::mysql {
@@ -61,6 +63,18 @@ Rows copy_rows(sql::ResultSet& result) {
         }
     }
     return Rows(std::move(labels), std::move(rows));
+}
+
+// Connector/C++ hands these to MariaDB Connector/C: sslEnforce asks for TLS (which the library drops
+// quietly when the server offers none: open() looks), sslCA makes it verify the certificate chain,
+// sslVerify adds the host name check.
+void add_tls_options(sql::ConnectOptionsMap& map, const MySqlOptions& options) {
+    if (options.ssl_mode == SslMode::disabled) return;
+    map["sslEnforce"] = true;
+    if (!options.ssl_ca.empty()) map["sslCA"] = sql::SQLString(options.ssl_ca);
+    if (!options.ssl_cert.empty()) map["sslCert"] = sql::SQLString(options.ssl_cert);
+    if (!options.ssl_key.empty()) map["sslKey"] = sql::SQLString(options.ssl_key);
+    if (options.ssl_mode == SslMode::verify_identity) map["sslVerify"] = true;
 }
 
 }  // namespace
@@ -114,6 +128,7 @@ void throw_server_error(int code, const std::string& state, const std::string& w
 }
 
 void throw_connect_error(int code, const std::string& state, const std::string& what, const MySqlOptions& options) {
+    if (auto line = explain_tls_failure(code, what, options)) throw AccessDenied(*line, code, state, "");
     if (is_connection_loss(code))
         throw ConnectionLost("cannot connect to MySQL at " + options.redacted() + ": " + redact_url(what) +
                                  " (is the server running? check host and port)",
@@ -130,7 +145,10 @@ void Connection::open() {
     session_.reset();
     sql::ConnectOptionsMap map;
     if (options_.socket.empty()) {
-        map["hostName"] = sql::SQLString("tcp://" + options_.host + ":" + std::to_string(options_.port));
+        // An IPv6 address goes in brackets, or its colons would be read as the port's.
+        const bool ipv6 = options_.host.find(':') != std::string::npos;
+        map["hostName"] = sql::SQLString("tcp://" + (ipv6 ? "[" + options_.host + "]" : options_.host) + ":" +
+                                         std::to_string(options_.port));
     } else {
         map["hostName"] = sql::SQLString("unix://" + options_.socket);
     }
@@ -143,6 +161,7 @@ void Connection::open() {
         map["OPT_WRITE_TIMEOUT"] = static_cast<int>(options_.write_timeout.count());
     map["OPT_RECONNECT"] = false;  // a silent reconnect would lose session state; we reconnect ourselves
     map["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+    add_tls_options(map, options_);
     try {
         auto session = std::make_unique<Session>();
         session->connection.reset(driver().connect(map));
@@ -150,17 +169,68 @@ void Connection::open() {
     } catch (const sql::SQLException& error) {
         throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
     }
+    if (needs_tls(options_)) {
+        auto cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+        if (!cipher.next() || cipher.text(2).empty()) {
+            session_.reset();
+            throw_tls_not_offered(options_);
+        }
+    }
     apply_session_settings(options_, [this](const std::string& sql) { execute_text(sql); });
 }
 
+namespace {
+
+bool is_number(const std::string& value) {
+    std::size_t i = value.starts_with('-') ? 1 : 0;
+    const std::size_t digits = i;
+    while (i < value.size() && std::isdigit(static_cast<unsigned char>(value[i]))) ++i;
+    if (i == digits) return false;
+    if (i < value.size() && value[i] == '.') {
+        const std::size_t fraction = ++i;
+        while (i < value.size() && std::isdigit(static_cast<unsigned char>(value[i]))) ++i;
+        if (i == fraction) return false;
+    }
+    return i == value.size();
+}
+
+// The value as SQL: a number or DEFAULT as it is, a word (check_session_variable let through only
+// letters, digits and _ . : + - /) in quotes. A numeric variable refuses a quoted number.
+std::string value_literal(const std::string& value) {
+    std::string upper;
+    for (unsigned char c : value) upper += static_cast<char>(std::toupper(c));
+    if (is_number(value) || upper == "DEFAULT") return value;
+    return "'" + value + "'";
+}
+
+}  // namespace
+
 void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run) {
-    if (options.statement_timeout.count() <= 0) return;
-    const std::string seconds = std::to_string(options.statement_timeout.count());
-    try {
-        run("SET SESSION max_statement_time = " + seconds);  // MariaDB
-    } catch (const DbError& error) {
-        if (error.code() != unknown_system_variable) throw;
-        run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
+    // TIMESTAMP values reach the client in the session's zone: in UTC they can be written with a Z,
+    // whatever zone the server runs in. DATETIME values are not converted by any zone.
+    run("SET SESSION time_zone = '+00:00'");
+    if (options.statement_timeout.count() > 0) {
+        const std::string seconds = std::to_string(options.statement_timeout.count());
+        try {
+            run("SET SESSION max_statement_time = " + seconds);  // MariaDB
+        } catch (const DbError& error) {
+            if (error.code() != unknown_system_variable) throw;
+            run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
+        }
+    }
+    for (const auto& [name, value] : options.session_variables) {
+        // Checked when they were given; checked again here because a program fills MySqlOptions itself.
+        check_session_variable(name, value, "the session variables");
+        try {
+            run("SET SESSION " + quote_identifier(name) + " = " + value_literal(value));
+        } catch (const DbError& error) {
+            // Unknown (1193), a wrong value or type (1231, 1232), read-only (1238), global only (1229).
+            if (error.code() != unknown_system_variable && error.code() != 1231 && error.code() != 1232 &&
+                error.code() != 1238 && error.code() != 1229)
+                throw;
+            throw UsageError("the server refused the session variable " + name + "=" + value +
+                             " (--set-vars, set_vars): " + redact_url(error.what()) + "; correct or remove it");
+        }
     }
 }
 

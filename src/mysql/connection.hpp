@@ -74,8 +74,9 @@ private:
 [[noreturn]] void throw_connect_error(int code, const std::string& state, const std::string& what,
                                       const MySqlOptions& options);
 
-// Every session of either driver, the first and each one after a reconnect, gets the options' settings
-// (today the statement time limit), each statement sent through `run`.
+// Every session of either driver, the first and each one after a reconnect, gets the options' settings,
+// each statement sent through `run`: time_zone = '+00:00', the statement time limit, then the options'
+// session_variables (a value the server refuses for one of those throws UsageError).
 void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run);
 
 // Before retry `attempt` + 1 after `error` (`reason` is what to log: the latest failure): throws the final

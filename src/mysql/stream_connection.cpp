@@ -6,6 +6,7 @@
 
 #include "log.hpp"
 #include "mysql/inline_params.hpp"
+#include "mysql/tls.hpp"
 
 namespace rowpump::mysql {
 
@@ -14,6 +15,19 @@ namespace {
 struct ResultFree {
     void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
 };
+
+// As Connector/C++ does for the control plane (connection.cpp): enforce asks for TLS (dropped quietly
+// when the server offers none: open() looks), a CA makes the library verify the chain,
+// VERIFY_SERVER_CERT adds the host name check.
+void set_tls_options(MYSQL* handle, const MySqlOptions& options) {
+    if (options.ssl_mode == SslMode::disabled) return;
+    const my_bool on = 1;
+    mysql_options(handle, MYSQL_OPT_SSL_ENFORCE, &on);
+    if (!options.ssl_ca.empty()) mysql_options(handle, MYSQL_OPT_SSL_CA, options.ssl_ca.c_str());
+    if (!options.ssl_cert.empty()) mysql_options(handle, MYSQL_OPT_SSL_CERT, options.ssl_cert.c_str());
+    if (!options.ssl_key.empty()) mysql_options(handle, MYSQL_OPT_SSL_KEY, options.ssl_key.c_str());
+    if (options.ssl_mode == SslMode::verify_identity) mysql_options(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+}
 
 }  // namespace
 
@@ -31,6 +45,9 @@ StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
 void StreamConnection::open() {
+    if (pinned_)
+        throw Error("the session of a --consistent-snapshot reader of " + options_.redacted() +
+                    " was lost, and its snapshot with it: run the backfill again");
     session_.reset();
     // The first call initialises the client library, which is not thread-safe.
     static std::once_flag library;
@@ -51,19 +68,35 @@ void StreamConnection::open() {
     // "localhost" without a socket still means TCP here, as it does for Connector/C++'s tcp:// URLs.
     const unsigned protocol = options_.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
     mysql_options(handle, MYSQL_OPT_PROTOCOL, &protocol);
+    set_tls_options(handle, options_);
     if (!mysql_real_connect(handle, options_.socket.empty() ? options_.host.c_str() : "localhost",
                             options_.user.c_str(), options_.password.c_str(),
                             options_.database.empty() ? nullptr : options_.database.c_str(), options_.port,
                             options_.socket.empty() ? nullptr : options_.socket.c_str(), 0))
         throw_connect_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle),
                             options_);
+    if (needs_tls(options_) && mysql_get_ssl_cipher(handle) == nullptr) throw_tls_not_offered(options_);
     session_ = std::move(session);
     apply_session_settings(options_, [this](const std::string& sql) { run(sql); });
 }
 
 void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {
+    if (pinned_) {
+        const auto* db_error = dynamic_cast<const DbError*>(&error);
+        throw DbError(std::string(error.what()) +
+                          "; a --consistent-snapshot reader cannot reconnect: its snapshot went with its session, "
+                          "and a new one would see a later table than the other workers. Run the backfill again "
+                          "(without --consistent-snapshot, readers reconnect and resume)",
+                      db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
+                      db_error ? db_error->query() : "");
+    }
     // A stream cut off midway leaves its session unusable: always a new one.
     recover_session(error, attempt, deadline, [] { return false; }, [this] { open(); });
+}
+
+void StreamConnection::start_consistent_snapshot() {
+    run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    pinned_ = true;
 }
 
 void StreamConnection::run(const std::string& sql) {

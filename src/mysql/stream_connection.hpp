@@ -58,6 +58,11 @@ public:
 
     const MySqlOptions& options() const { return options_; }
 
+    // START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY: every later read of this session sees the
+    // table as it was now. From here on the session is pinned: its snapshot dies with it, so a failure
+    // that retrying() would answer with a new session is final instead, and says why.
+    void start_consistent_snapshot();
+
 private:
     struct Session;
     void open();
@@ -66,6 +71,7 @@ private:
 
     MySqlOptions options_;
     std::unique_ptr<Session> session_;
+    bool pinned_ = false;  // holds a consistent snapshot: never reopened
 };
 
 }  // namespace rowpump::mysql

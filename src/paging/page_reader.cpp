@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "log.hpp"
+#include "mysql/consistent_snapshot.hpp"
 #include "mysql/stream_connection.hpp"
 #include "paging/page_sql.hpp"
 #include "paging/page_size.hpp"
@@ -21,9 +22,29 @@ MySqlOptions with_page_timeout(MySqlOptions options, const ReadSpec& spec) {
 
 }  // namespace
 
+class ReaderSession {
+public:
+    explicit ReaderSession(MySqlOptions options) : connection(std::move(options)) {}
+    mysql::StreamConnection connection;
+};
+
+std::vector<std::shared_ptr<ReaderSession>> open_snapshot_sessions(const MySqlOptions& mysql, const ReadPlan& plan,
+                                                                   std::size_t count) {
+    // Connected first, so that the lock is held only while the transactions start.
+    std::vector<std::shared_ptr<ReaderSession>> sessions;
+    std::vector<mysql::StreamConnection*> readers;
+    for (std::size_t i = 0; i < count; ++i) {
+        sessions.push_back(std::make_shared<ReaderSession>(with_page_timeout(mysql, plan.spec)));
+        readers.push_back(&sessions.back()->connection);
+    }
+    mysql::start_snapshots_together(mysql, plan.table.quoted_name(), readers);
+    return sessions;
+}
+
 struct PageReader::Impl {
     std::shared_ptr<const ReadPlan> plan;
-    mysql::StreamConnection connection;
+    std::shared_ptr<ReaderSession> session;
+    mysql::StreamConnection& connection;
     PageSql sql;
     KeyRange range;
     std::optional<KeyValue> position;        // last key delivered by the main pass
@@ -36,10 +57,11 @@ struct PageReader::Impl {
     std::size_t last_page_bytes = 0;
     std::size_t last_page_cells = 0;
 
-    Impl(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> read_plan, KeyRange key_range,
+    Impl(std::shared_ptr<ReaderSession> reader_session, std::shared_ptr<const ReadPlan> read_plan, KeyRange key_range,
          std::optional<KeyValue> resume_after)
         : plan(std::move(read_plan)),
-          connection(with_page_timeout(mysql, plan->spec)),
+          session(std::move(reader_session)),
+          connection(session->connection),
           sql(*plan),
           range(std::move(key_range)),
           position(resume_after),
@@ -162,7 +184,11 @@ struct PageReader::Impl {
 
 PageReader::PageReader(const MySqlOptions& mysql, std::shared_ptr<const ReadPlan> plan, KeyRange range,
                        std::optional<KeyValue> resume_after)
-    : impl_(std::make_unique<Impl>(mysql, std::move(plan), std::move(range), std::move(resume_after))) {}
+    : impl_(std::make_unique<Impl>(std::make_shared<ReaderSession>(with_page_timeout(mysql, plan->spec)), plan,
+                                   std::move(range), std::move(resume_after))) {}
+PageReader::PageReader(std::shared_ptr<ReaderSession> session, std::shared_ptr<const ReadPlan> plan, KeyRange range,
+                       std::optional<KeyValue> resume_after)
+    : impl_(std::make_unique<Impl>(std::move(session), std::move(plan), std::move(range), std::move(resume_after))) {}
 PageReader::~PageReader() = default;
 PageReader::PageReader(PageReader&&) noexcept = default;
 PageReader& PageReader::operator=(PageReader&&) noexcept = default;

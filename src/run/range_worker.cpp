@@ -25,7 +25,10 @@ namespace {
 class BoardWorker {
 public:
     BoardWorker(const WorkerContext& context, RangeBoard& board)
-        : context_(context), board_(board), sink_(make_sink(context.spec.sink)) {}
+        : context_(context),
+          board_(board),
+          sink_(make_sink(context.spec.sink)),
+          snapshot_session_(context.snapshot ? context.snapshot->take() : nullptr) {}
 
     void run() {
         while (auto index = board_.acquire()) {
@@ -43,7 +46,8 @@ public:
 private:
     bool read_range(std::size_t index) {
         BoardRange& shared = board_.at(index);
-        PageReader reader(context_.spec.mysql, context_.plan, shared.range);
+        PageReader reader = snapshot_session_ ? PageReader(snapshot_session_, context_.plan, shared.range)
+                                              : PageReader(context_.spec.mysql, context_.plan, shared.range);
         PipelineHooks hooks;
         hooks.between_pages = [&] {
             if (shared.split_requested.exchange(false)) split(index, shared, reader);
@@ -81,6 +85,7 @@ private:
     RangeBoard& board_;
     std::unique_ptr<Sink> sink_;
     std::optional<mysql::Connection> control_;  // for midpoint queries, opened at the first split
+    std::shared_ptr<ReaderSession> snapshot_session_;  // --consistent-snapshot only
 };
 
 }  // namespace

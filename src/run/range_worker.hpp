@@ -6,6 +6,7 @@
 
 #include "run/page_pipeline.hpp"
 #include "run/range_board.hpp"
+#include "run/snapshot_sessions.hpp"
 #include "run/throttle.hpp"
 
 namespace rowpump {
@@ -16,6 +17,7 @@ struct WorkerContext {
     const PageEncoder& encoder;
     RateLimiter& rate;
     const std::atomic<bool>& stop;
+    SnapshotSessions* snapshot;  // --consistent-snapshot: each board worker reads through one of these
 };
 
 // Waits while the sink holds more than high_water ready tasks (0: never waits).

@@ -55,6 +55,12 @@ void check_spec(const JobSpec& spec) {
         throw UsageError("--follow cannot be combined with --job-id yet: the passes over rows added during the "
                          "run are not kept in the job store; run the job, then a second one over the new rows");
     check_worker_format(spec);
+    if (spec.consistent_snapshot && !spec.job_id.empty())
+        throw UsageError("--consistent-snapshot cannot be combined with --job-id: a job that is resumed, or shared "
+                         "by several processes, reads in more than one snapshot; choose one of the two");
+    if (spec.consistent_snapshot && spec.follow)
+        throw UsageError("--consistent-snapshot cannot be combined with --follow: the snapshot holds no rows added "
+                         "during the run, which --follow is there to read; choose one of the two");
     if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
@@ -165,7 +171,12 @@ JobSummary run_board(const Prepared& prepared, const JobControl& control, std::s
     RangeBoard board(partitions, prepared.plan->spec.strategy != PagingStrategy::offset, halt);
     RateLimiter rate(prepared.spec.rate);
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt};
+    // Taken after planning: the ranges cover every key, and the last one is open above, so the workers
+    // read exactly the snapshot's rows however the table changed in between.
+    std::optional<SnapshotSessions> snapshot;
+    if (prepared.spec.consistent_snapshot)
+        snapshot.emplace(open_snapshot_sessions(prepared.spec.mysql, *prepared.plan, workers));
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt, snapshot ? &*snapshot : nullptr};
     double seconds = 0;
     {
         Watcher watcher(control, halt, [&] { return board.rows_written(); }, partitions.estimated_rows,
@@ -198,6 +209,12 @@ JobSummary run_without_job_id(const Prepared& prepared, const JobControl& contro
                                                prepared.spec.partition_strategy);
     log().info("{} rows estimated in {} ranges of {}, {} workers; {}", partitions.estimated_rows,
                partitions.partitions.size(), prepared.plan->table.quoted_name(), workers, describe_planning(partitions));
+    if (prepared.spec.consistent_snapshot) {
+        // The snapshot bounds the table: a frozen bound from planning would only drop the rows added
+        // between planning and the snapshot.
+        partitions.partitions.back().range.hi.reset();
+        partitions.frozen_upper_bound.reset();
+    }
     JobSummary summary = run_board(prepared, control, workers, partitions);
     // --follow: the rows added above the bound while a pass ran, until a pass finds none.
     while (prepared.spec.follow && !summary.interrupted && partitions.frozen_upper_bound &&
@@ -254,7 +271,7 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     LedgerReport report;
     RateLimiter rate(prepared.spec.rate);
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt};
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt, nullptr};
     // Progress counts the whole job: what earlier runs and other processes wrote is read from the store,
     // when no worker is using its connection; in between, this process's own rows move it on.
     std::uint64_t job_rows_seen = before.rows_written;

@@ -45,6 +45,9 @@ const std::string datetime_text = "DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')";
 // ISO-8601 with a 'T', except zero dates, which no ISO date can stand for: they keep the server's text.
 const std::string datetime_iso =
     "IF(LEFT({c}, 10) = '0000-00-00', " + datetime_text + ", DATE_FORMAT({c}, '%Y-%m-%dT%H:%i:%s.%f'))";
+// A TIMESTAMP is an instant, read in the session's zone, which rowpump sets to UTC: it ends in 'Z'.
+const std::string timestamp_iso =
+    "IF(LEFT({c}, 10) = '0000-00-00', " + datetime_text + ", DATE_FORMAT({c}, '%Y-%m-%dT%H:%i:%s.%fZ'))";
 const std::string base64 = "REPLACE(TO_BASE64({c}), '\\n', '')";
 
 Family number_family(const std::string& name, const std::string& type, const std::string& generated,
@@ -84,7 +87,7 @@ const std::vector<Family>& families() {
         {"dtm", "DATETIME(6)", "'1000-01-01 00:00:00' + INTERVAL seq * 1234567890123 MICROSECOND", datetime_text,
          JsonType::string, datetime_iso, datetime_text},
         {"ts", "TIMESTAMP(6) NULL", "FROM_UNIXTIME(1 + seq * 654321.123456)", datetime_text, JsonType::string,
-         datetime_iso, datetime_text},
+         timestamp_iso, datetime_text},
         text_family("c", "CHAR(10)", "CONCAT('c', seq % 100, IF(seq % 3 = 0, 'é😀', ''))"),
         text_family("vc", "VARCHAR(100)", "CONCAT('ř', seq, '🚀 \\t\"\\\\', IF(seq % 5 = 0, '', ' tail '))"),
         text_family("tx", "TEXT", "REPEAT(CONCAT('中文', seq, '\\n'), seq % 20)"),

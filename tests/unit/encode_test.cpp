@@ -198,6 +198,25 @@ TEST(JsonEncoder, BinaryIsBase64) {
     parse_json(json);
 }
 
+// Sessions read in UTC (time_zone '+00:00'), so a TIMESTAMP is an instant and says so; a DATETIME is a
+// wall-clock value with no zone, and a zero TIMESTAMP is no instant at all.
+TEST(JsonEncoder, TimestampsEndInZAndDatetimesDoNot) {
+    Column stamp = column("stamp", ColumnKind::datetime);
+    stamp.column_type = "timestamp(3)";
+    Column plain_stamp = column("plain_stamp", ColumnKind::datetime);
+    plain_stamp.column_type = "timestamp";
+    Column zero_stamp = column("zero_stamp", ColumnKind::datetime);
+    zero_stamp.column_type = "timestamp";
+    Column wall = column("wall", ColumnKind::datetime);
+    wall.column_type = "datetime(3)";
+    const Page page = one_row({"2024-06-01 12:00:00.250", "2024-06-01 12:00:00", "0000-00-00 00:00:00",
+                               "2024-06-01 17:00:00.250"});
+    const std::string json = encode(Format::json, {stamp, plain_stamp, zero_stamp, wall}, page);
+    EXPECT_EQ(json, R"({"stamp":"2024-06-01T12:00:00.250Z","plain_stamp":"2024-06-01T12:00:00Z",)"
+                    R"("zero_stamp":"0000-00-00 00:00:00","wall":"2024-06-01T17:00:00.250"})");
+    parse_json(json);
+}
+
 TEST(JsonEncoder, DatesAndTimesAreIso8601) {
     const std::vector<Column> columns = {
         column("date", ColumnKind::date),         column("datetime", ColumnKind::datetime),
