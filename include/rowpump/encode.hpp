@@ -9,10 +9,29 @@
 
 namespace rowpump {
 
-enum class Format { json, csv };
+enum class Format { json, csv, payload_template };
 
-// "json" or "csv"; throws UsageError otherwise.
+// "json", "csv" or "template"; throws UsageError otherwise.
 Format parse_format(const std::string& name);
+
+// How JSON carries DECIMAL and integers beyond +-(2^53 - 1): as numbers (exact text, the default) or as
+// strings, which consumers that parse numbers into doubles (PHP json_decode, JS JSON.parse) keep exact.
+enum class BigNumbers { number, string };
+// "number" or "string"; throws UsageError otherwise.
+BigNumbers parse_big_numbers(const std::string& name);
+
+// Settings of the payload formats besides the format itself (docs/payloads-and-names.md).
+struct PayloadOptions {
+    // Format::payload_template: {column} the raw value (NULL: nothing), {column:json} its JSON, {row} the
+    // row's JSON object, {{ and }} literal braces.
+    std::string template_text;
+    BigNumbers big_numbers = BigNumbers::number;  // json, {column:json} and {row}
+};
+
+// Throws UsageError for options that cannot work whatever the table: a template without
+// Format::payload_template or the other way round, and a malformed template (bad braces, an empty
+// placeholder, an unknown modifier), with its position. Column names are checked by make_encoder.
+void check_payload_options(Format format, const PayloadOptions& payload);
 
 class RowEncoder {
 public:
@@ -30,6 +49,8 @@ public:
 // empty field and an empty string is "".
 // `columns` describe the page's first columns; any further page columns are ignored.
 std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns);
+// The same with the payload options; throws UsageError for a template naming a column not in `columns`.
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const PayloadOptions& payload);
 
 // Standard base64 with padding (RFC 4648). Exposed for tests.
 std::string base64_encode(std::string_view bytes);

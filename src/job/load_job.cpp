@@ -23,7 +23,14 @@
 //   sink:
 //     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
 //     queue: orders                  # required for redis and mysql sinks
-//     format: json                   # json | csv
+//     format: json                   # json | csv | template (docs/payloads-and-names.md)
+//     template: "{id}"               # format template: {column}, {column:json}, {row}; {{ }} braces
+//     big_numbers: number            # number | string (DECIMAL and integers beyond 2^53 as strings)
+//     list_key: "{queue}:p:{level}"  # Redis: priority list names
+//     delayed_key: "{queue}:delayed" # Redis: the delayed set
+//     delay_score: ms                # ms | s: unit of the delayed set's scores
+//     delayed_members: tagged        # tagged | bare
+//     state_prefix: "rowpump:job:"   # Redis: prefix of the job_id's state keys
 //     push: rpush                    # rpush | lpush
 //     priority:                      # optional
 //       column: amount

@@ -24,6 +24,36 @@ void check_priority_lists(const SinkSpec& spec) {
     }
 }
 
+// A key template given for lists that are not there would be a typo whose rows silently go elsewhere.
+void check_list_key_use(const SinkSpec& spec) {
+    if (spec.priority_lists.empty() && spec.list_key != default_list_key)
+        throw UsageError("list key '" + spec.list_key + "' names priority lists, but no priority levels are given: "
+                         "add --priority-column and --priority, or drop --list-key (the ready list is --queue)");
+}
+
+void check_distinct(const std::vector<std::string>& ready_keys, const std::string& delayed_key) {
+    for (const std::string& key : ready_keys)
+        if (key == delayed_key)
+            throw UsageError("key " + key + " would be both a priority list and the delayed set: change --list-key or "
+                             "--delayed-key");
+}
+
+// The score of a due time in the set's unit: "1700000000250" (ms) or "1700000000.25" (s).
+std::size_t write_score(char* start, std::int64_t due_ms, DelayScore unit) {
+    if (unit == DelayScore::milliseconds)
+        return static_cast<std::size_t>(std::to_chars(start, start + max_score_digits, due_ms).ptr - start);
+    char* end = std::to_chars(start, start + max_score_digits, due_ms / 1000).ptr;
+    std::int64_t fraction = due_ms % 1000;
+    if (fraction != 0) {
+        *end++ = '.';
+        for (std::int64_t unit_digit = 100; fraction != 0; unit_digit /= 10) {
+            *end++ = static_cast<char>('0' + fraction / unit_digit);
+            fraction %= unit_digit;
+        }
+    }
+    return static_cast<std::size_t>(end - start);
+}
+
 void expect_type(Connection& connection, const std::string& key, std::string_view expected) {
     const std::string type = connection.command({"TYPE", key}).text;
     if (type == expected || type == "none") return;
@@ -34,10 +64,15 @@ void expect_type(Connection& connection, const std::string& key, std::string_vie
 }  // namespace
 
 PushPlan::PushPlan(const SinkSpec& spec)
-    : push_command_(spec.push == PushSide::left ? "LPUSH" : "RPUSH"), delayed_key_(delayed_set(spec.queue)) {
+    : push_command_(spec.push == PushSide::left ? "LPUSH" : "RPUSH"),
+      delayed_key_(redis::delayed_key(spec.delayed_key, spec.queue)),
+      delay_score_(spec.delay_score),
+      tagged_(spec.delayed_members == DelayedMembers::tagged) {
     check_priority_lists(spec);
+    check_list_key_use(spec);
     if (spec.priority_lists.empty()) ready_keys_.push_back(ready_list(spec.queue));
-    for (const std::string& name : spec.priority_lists) ready_keys_.push_back(priority_list(spec.queue, name));
+    for (const std::string& name : spec.priority_lists) ready_keys_.push_back(list_key(spec.list_key, spec.queue, name));
+    check_distinct(ready_keys_, delayed_key_);
 }
 
 void PushPlan::check_key_types(Connection& connection) const {
@@ -62,7 +97,7 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
     for (const Message& message : batch) {
         if (message.due_ms <= 0) continue;
         ++delayed;
-        member_bytes += delayed_tag_size + message.payload.size();
+        member_bytes += (tagged_ ? delayed_tag_size : 0) + message.payload.size();
     }
     // Neither buffer grows below, so views into them stay valid.
     scores_.assign(delayed * max_score_digits, '\0');
@@ -81,11 +116,10 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
              ++i) {
             if (is_delayed) {
                 char* start = scores_.data() + score_end;
-                const auto written = std::to_chars(start, start + max_score_digits, batch[i].due_ms);
-                arguments_.emplace_back(start, static_cast<std::size_t>(written.ptr - start));
+                arguments_.emplace_back(start, write_score(start, batch[i].due_ms, delay_score_));
                 score_end += max_score_digits;
                 const std::size_t member_start = members_.size();
-                append_delayed_tag(members_, {first_tag.writer, first_tag.sequence + i});
+                if (tagged_) append_delayed_tag(members_, {first_tag.writer, first_tag.sequence + i});
                 members_.append(batch[i].payload);
                 arguments_.emplace_back(members_.data() + member_start, members_.size() - member_start);
             } else {
