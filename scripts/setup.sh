@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev rapidjson-dev libspdlog-dev libfmt-dev
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps
+  php-cli php-redis php-mysql
 )
 bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time)
 
