@@ -12,6 +12,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
+#include "rowpump/enqueue.hpp"
 #include "rowpump/queue.hpp"
 
 namespace rowpump::test {
@@ -98,6 +99,29 @@ TEST_F(RedisNamesCliTest, ARetryIsScoredInTheSetsUnit) {
     EXPECT_EQ(backlog.waiting, 1u) << "the retry";
     EXPECT_GT(backlog.next_due, 8s) << "in ms, from a score in s";
     EXPECT_LE(backlog.next_due, 10s);
+}
+
+TEST_F(RedisNamesCliTest, BulkEnqueuerWritesUnderTheSameNames) {
+    SinkSpec spec;
+    spec.uri = redis_.url();
+    spec.queue = "goods";
+    spec.priority_lists = {"high", "low"};
+    spec.list_key = "goods:{level}:task";
+    spec.delayed_key = "goods:delay";
+    spec.delay_score = DelayScore::seconds;
+    spec.delayed_members = DelayedMembers::bare;
+    BulkEnqueuer enqueuer(spec);
+    enqueuer.push(Message{"a", 0, 0});
+    enqueuer.push(Message{"b", 1, 0});
+    enqueuer.push(Message{"c", 0, 4102444800500});
+    enqueuer.flush();
+    redis::Connection redis(RedisOptions::from_url(redis_.url()));
+    EXPECT_EQ(list_items(redis, "goods:high:task"), std::vector<std::string>{"a"});
+    EXPECT_EQ(list_items(redis, "goods:low:task"), std::vector<std::string>{"b"});
+    const auto scored = redis.command({"ZRANGE", "goods:delay", "0", "-1", "WITHSCORES"}).elements;
+    ASSERT_EQ(scored.size(), 2u);
+    EXPECT_EQ(scored[0].text, "c");
+    EXPECT_EQ(scored[1].text, "4102444800.5");
 }
 
 TEST_F(RedisNamesCliTest, StatePrefixLetsAPrefixRestrictedAccountUseAJobId) {
