@@ -16,8 +16,9 @@ packages=(
   sysbench procps
   ruby-sidekiq celery python3-celery python3-redis
   openssl
+  php-cli php-redis php-mysql
 )
-bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time ruby-mysql2)
+bench_packages=(mydumper gnuplot-nox hyperfine time ruby-mysql2)
 
 with_bench="${ROWPUMP_SETUP_BENCH:-0}"
 for arg in "$@"; do

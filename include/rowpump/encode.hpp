@@ -11,11 +11,11 @@
 
 namespace rowpump {
 
-// json and csv are rowpump's own payloads; sidekiq and celery are jobs that those frameworks' workers
-// run unchanged (docs/worker-formats.md).
-enum class Format { json, csv, sidekiq, celery };
+// json and csv are rowpump's own payloads, template a payload of the user's; sidekiq and celery are jobs
+// that those frameworks' workers run unchanged (docs/worker-formats.md, docs/payloads-and-names.md).
+enum class Format { json, csv, sidekiq, celery, payload_template };
 
-// "json", "csv", "sidekiq" or "celery"; throws UsageError otherwise.
+// "json", "csv", "sidekiq", "celery" or "template"; throws UsageError otherwise.
 Format parse_format(const std::string& name);
 std::string format_name(Format format);
 // The Redis key layout a format is written with: sidekiq and celery jobs go where their workers look.
@@ -48,6 +48,25 @@ struct TaskTimes {
     std::int64_t due_ms = 0;  // Unix time in milliseconds; 0: ready now
 };
 
+// How JSON carries DECIMAL and integers beyond +-(2^53 - 1): as numbers (exact text, the default) or as
+// strings, which consumers that parse numbers into doubles (PHP json_decode, JS JSON.parse) keep exact.
+enum class BigNumbers { number, string };
+// "number" or "string"; throws UsageError otherwise.
+BigNumbers parse_big_numbers(const std::string& name);
+
+// Settings of the payload formats besides the format itself (docs/payloads-and-names.md).
+struct PayloadOptions {
+    // Format::payload_template: {column} the raw value (NULL: nothing), {column:json} its JSON, {row} the
+    // row's JSON object, {{ and }} literal braces.
+    std::string template_text;
+    BigNumbers big_numbers = BigNumbers::number;  // json, {column:json} and {row}
+};
+
+// Throws UsageError for options that cannot work whatever the table: a template without
+// Format::payload_template or the other way round, and a malformed template (bad braces, an empty
+// placeholder, an unknown modifier), with its position. Column names are checked by make_encoder.
+void check_payload_options(Format format, const PayloadOptions& payload);
+
 class RowEncoder {
 public:
     virtual ~RowEncoder() = default;
@@ -70,8 +89,11 @@ public:
 // Sidekiq: the job Sidekiq::Client.push_bulk writes, with the JSON row as its one argument. Celery: a
 // protocol-2 message in kombu's Redis envelope, the JSON row as its one positional argument.
 // `columns` describe the page's first columns; any further page columns are ignored. `task` is checked
-// with check_task_spec.
-std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task = {});
+// with check_task_spec, `payload` with check_payload_options; throws UsageError for a template naming a
+// column not in `columns`.
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task = {},
+                                         const PayloadOptions& payload = {});
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const PayloadOptions& payload);
 
 // Standard base64 with padding (RFC 4648). Exposed for tests.
 std::string base64_encode(std::string_view bytes);

@@ -40,6 +40,7 @@ struct JobSpec {
     SinkSpec sink;
     Format format = Format::json;
     TaskSpec task;  // --format sidekiq or celery: the job class or task name (its queue is the sink's)
+    PayloadOptions payload;       // --template, --big-numbers
     RouteSpec route;
     double rate = 0;              // rows per second over all workers; 0: no cap
     std::uint64_t high_water = 0; // pause reading while the queue holds more ready tasks; 0: never
@@ -48,6 +49,7 @@ struct JobSpec {
     // (MySQL tables or Redis keys), written in the same atomic step as the rows it covers. Several
     // processes given the same job id share the work by leasing ranges.
     std::string job_id;            // empty: at-least-once, no state kept
+    std::string state_prefix = "rowpump:job:";  // Redis: the job's keys are <prefix><job id>:meta, ...
     bool resume = false;           // continue a job that was started before (required to reuse a job id)
     // The last range stops at the key's maximum when the run starts; with follow, rows added above it
     // are read afterwards, pass after pass, until a pass finds none. Not with a job id (yet).

@@ -17,6 +17,7 @@
 
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
+#include "rowpump/sink.hpp"
 
 namespace rowpump {
 
@@ -189,6 +190,11 @@ struct RedisQueueOptions {
     std::string queue;
     // Priority list names, highest first: the consumer reads Q:p:<name> in this order, then Q.
     std::vector<std::string> priority_lists;
+    // The producer's key names and score unit (SinkSpec): list_key names the priority lists, delayed_key
+    // the delayed set; retries are scored in delay_score's unit too.
+    std::string list_key = "{queue}:p:{level}";
+    std::string delayed_key = "{queue}:delayed";
+    DelayScore delay_score = DelayScore::milliseconds;
     // Where retried, promoted (due delayed) and recovered tasks go: a name from priority_lists, or empty
     // for the ready list Q (read after every priority list).
     std::string return_list;

@@ -28,6 +28,12 @@ enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees each range
 //            eta in its headers, and the worker holds it until then.
 // Sidekiq and Celery workers BRPOP, so their layouts always LPUSH: `push` is for the rowpump layout.
 enum class QueueLayout { rowpump, sidekiq, celery };
+// The unit of the delayed set's scores: Unix milliseconds (rowpump's own), or seconds (what a consumer
+// comparing them with time() expects; milliseconds become a decimal fraction).
+enum class DelayScore { milliseconds, seconds };
+// Members of the delayed set: tagged (unique, so equal payloads stay apart) or the bare payload (for
+// consumers that move members to a list themselves; equal payloads then collapse into one task).
+enum class DelayedMembers { tagged, bare };
 
 struct SinkSpec {
     std::string uri = "stdout";
@@ -37,6 +43,12 @@ struct SinkSpec {
     // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
     // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
     std::vector<std::string> priority_lists;
+    // Redis key names (docs/payloads-and-names.md): {queue} and {level} are replaced by the queue and a
+    // priority list's name, {{ and }} are literal braces.
+    std::string list_key = "{queue}:p:{level}";  // the priority lists
+    std::string delayed_key = "{queue}:delayed";
+    DelayScore delay_score = DelayScore::milliseconds;
+    DelayedMembers delayed_members = DelayedMembers::tagged;
     // file:PATH: replace a regular file that is already there. Otherwise it is refused, before anything is
     // read, rather than silently truncated. Devices and pipes (file:/dev/stdout) are written either way.
     bool overwrite = false;

@@ -27,6 +27,20 @@ std::string list(const std::vector<std::string>& names) {
     return out;
 }
 
+// What a template, big numbers and Redis key names add to the definition; nothing at their defaults, so
+// the definitions of jobs created before they existed still match.
+std::string payload_and_names(const JobSpec& spec) {
+    std::string text;
+    if (spec.format == Format::payload_template) text += " '" + spec.payload.template_text + "'";
+    if (spec.payload.big_numbers == BigNumbers::string) text += " big-numbers string";
+    const SinkSpec defaults;
+    if (spec.sink.list_key != defaults.list_key) text += " list-key " + spec.sink.list_key;
+    if (spec.sink.delayed_key != defaults.delayed_key) text += " delayed-key " + spec.sink.delayed_key;
+    if (spec.sink.delay_score == DelayScore::seconds) text += " delay-score s";
+    if (spec.sink.delayed_members == DelayedMembers::bare) text += " delayed-members bare";
+    return text;
+}
+
 }  // namespace
 
 JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
@@ -42,6 +56,7 @@ JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
     if (!spec.task.job_class.empty()) text += " class " + spec.task.job_class;
     if (!spec.task.task.empty()) text += " task " + spec.task.task;
     if (spec.task.sidekiq_timestamps == SidekiqTimestamps::milliseconds) text += " timestamps ms";
+    text += payload_and_names(spec);
     if (!spec.route.priority_column.empty()) {
         text += " priority " + spec.route.priority_column + ":";
         for (const auto& level : spec.route.levels) text += " " + level.name + ">=" + std::to_string(level.min);
@@ -52,6 +67,7 @@ JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
     definition.fingerprint = fingerprint_of(text);
     definition.key_columns = plan.key_columns();
     definition.lease_timeout = spec.lease_timeout;
+    definition.state_prefix = spec.state_prefix;
     return definition;
 }
 

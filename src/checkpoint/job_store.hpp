@@ -21,6 +21,7 @@ struct JobDefinition {
     std::string fingerprint;  // a stable hash of the description
     std::vector<Column> key_columns;
     std::chrono::seconds lease_timeout{60};
+    std::string state_prefix = "rowpump:job:";  // Redis: where the job's keys live (not part of the definition)
 };
 
 JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan);

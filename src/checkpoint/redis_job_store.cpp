@@ -39,7 +39,7 @@ public:
         return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
             refresh_owner();
             for (std::size_t number = 0; number < ranges_; ++number) {
-                const std::string key = redis::job_range(definition_.job_id, number);
+                const std::string key = redis::job_range(definition_.state_prefix, definition_.job_id, number);
                 auto fields = hash_fields(connection_, key, {"status", "owner"});
                 if (fields.size() != 2 || fields[0].text != "pending") continue;
                 const std::string& owner = fields[1].text;
@@ -66,7 +66,7 @@ public:
     }
 
     bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
-        const std::string range_key = redis::job_range(definition_.job_id, range.number);
+        const std::string range_key = redis::job_range(definition_.state_prefix, definition_.job_id, range.number);
         const std::string checkpoint = encode_key(last_key);
         try {
             // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
@@ -85,7 +85,7 @@ public:
         return connection_.retrying(retry_budget(sink_), [&] {
             return connection_
                        .command({"EVAL", redis_scripts::complete_range, "1",
-                                 redis::job_range(definition_.job_id, range.number), owner_})
+                                 redis::job_range(definition_.state_prefix, definition_.job_id, range.number), owner_})
                        .integer == 1;
         });
     }
@@ -195,14 +195,14 @@ private:
 
     JobState state_once() {
         JobState state;
-        auto meta = hash_fields(connection_, redis::job_meta(definition_.job_id), {"fingerprint", "definition", "ranges"});
+        auto meta = hash_fields(connection_, redis::job_meta(definition_.state_prefix, definition_.job_id), {"fingerprint", "definition", "ranges"});
         if (meta.size() != 3 || meta[0].is_nil()) return state;
         state.exists = true;
         state.fingerprint = meta[0].text;
         state.description = meta[1].text;
         state.ranges = std::stoul(meta[2].text);
         for (std::size_t i = 0; i < state.ranges; ++i) {
-            connection_.append({"HMGET", redis::job_range(definition_.job_id, i), "status", "rows_written", "lo", "hi",
+            connection_.append({"HMGET", redis::job_range(definition_.state_prefix, definition_.job_id, i), "status", "rows_written", "lo", "hi",
                                 "last_key", "estimated_rows"});
         }
         const auto replies = connection_.read_replies(state.ranges);
@@ -227,8 +227,8 @@ private:
 
     void create_once(const std::vector<Partition>& partitions) {
         std::vector<std::string> storage;
-        storage.push_back(redis::job_meta(definition_.job_id));
-        for (std::size_t i = 0; i < partitions.size(); ++i) storage.push_back(redis::job_range(definition_.job_id, i));
+        storage.push_back(redis::job_meta(definition_.state_prefix, definition_.job_id));
+        for (std::size_t i = 0; i < partitions.size(); ++i) storage.push_back(redis::job_range(definition_.state_prefix, definition_.job_id, i));
         for (const auto& partition : partitions) {
             storage.push_back(encode_key(partition.range.lo));
             storage.push_back(encode_key(partition.range.hi));

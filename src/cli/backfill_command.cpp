@@ -10,6 +10,32 @@
 
 namespace rowpump::cli {
 
+namespace {
+
+// docs/payloads-and-names.md: payload templates, big numbers, and the Redis names consumers expect.
+void add_payload_and_name_options(CLI::App& command, BackfillOptions& options) {
+    command.add_option("--template", options.payload_template,
+                       "--format template: {column} raw value, {column:json}, {row} (the row's JSON), {{ }} braces");
+    command.add_option("--big-numbers", options.big_numbers,
+                       "JSON: DECIMAL and integers beyond +-(2^53-1) as numbers (default, exact text) or strings "
+                       "(exact for PHP json_decode and JS JSON.parse)")
+        ->check(CLI::IsMember({"number", "string"}));
+    command.add_option("--list-key", options.list_key,
+                       "Redis: the priority lists' names, {queue} and {level} replaced (default: {queue}:p:{level})");
+    command.add_option("--delayed-key", options.delayed_key,
+                       "Redis: the delayed set's name, {queue} replaced (default: {queue}:delayed)");
+    command.add_option("--delay-score", options.delay_score, "Redis: delayed set scores in Unix ms or s (default: ms)")
+        ->check(CLI::IsMember({"ms", "s"}));
+    command.add_option("--delayed-members", options.delayed_members,
+                       "Redis: delayed set members tagged (unique; rowpump's promote strips the tag) or bare "
+                       "payloads (for movers of your own; equal payloads collapse)")
+        ->check(CLI::IsMember({"tagged", "bare"}));
+    command.add_option("--state-prefix", options.state_prefix,
+                       "Redis: prefix of the --job-id state keys (default: rowpump:job:)");
+}
+
+}  // namespace
+
 CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     auto* command = app.add_subcommand("backfill", "Stream a table into a queue: N key ranges, W parallel workers");
     command->footer(
@@ -38,15 +64,16 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     command->add_option("--push", options.push, "Redis push side (default: rpush; not with sidekiq or celery)")
         ->check(CLI::IsMember({"rpush", "lpush"}));
     command->add_option("--format", options.format,
-                        "Payload format: json, csv, or jobs for existing workers: sidekiq, celery "
-                        "(docs/worker-formats.md)")
-        ->check(CLI::IsMember({"json", "csv", "sidekiq", "celery"}));
+                        "Payload format: json, csv, template (--template), or jobs for existing workers: sidekiq, "
+                        "celery (docs/worker-formats.md)")
+        ->check(CLI::IsMember({"json", "csv", "template", "sidekiq", "celery"}));
     command->add_option("--job-class", options.job_class,
                         "--format sidekiq: the job class its workers run (a Ruby constant path, e.g. Billing::InvoiceJob)");
     command->add_option("--task", options.task, "--format celery: the registered name of the task its workers run");
     command->add_option("--sidekiq-timestamps", options.sidekiq_timestamps,
                         "--format sidekiq: created_at/enqueued_at as float seconds (Sidekiq 6, 7) or integer ms (Sidekiq 8)")
         ->check(CLI::IsMember({"seconds", "ms"}));
+    add_payload_and_name_options(*command, options);
     command->add_option("--priority-column", options.priority_column, "Numeric column that routes rows to lists");
     command->add_option("--priority", options.priority_levels,
                         "Levels, highest first, as name:min,...,name (rows >= min go there; the last takes the rest)");
@@ -123,6 +150,14 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.task.sidekiq_timestamps =
         options.sidekiq_timestamps == "ms" ? SidekiqTimestamps::milliseconds : SidekiqTimestamps::seconds;
     check_task_spec(spec.format, spec.task);  // here too for --dry-run, which runs no job
+    spec.payload.template_text = options.payload_template;
+    spec.payload.big_numbers = parse_big_numbers(options.big_numbers);
+    check_payload_options(spec.format, spec.payload);
+    spec.sink.list_key = options.list_key;
+    spec.sink.delayed_key = options.delayed_key;
+    spec.sink.delay_score = options.delay_score == "s" ? DelayScore::seconds : DelayScore::milliseconds;
+    spec.sink.delayed_members = options.delayed_members == "bare" ? DelayedMembers::bare : DelayedMembers::tagged;
+    spec.state_prefix = options.state_prefix;
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

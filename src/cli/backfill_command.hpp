@@ -19,6 +19,13 @@ struct BackfillOptions {
     std::string job_class;  // --format sidekiq
     std::string task;       // --format celery
     std::string sidekiq_timestamps = "seconds";
+    std::string payload_template;  // --format template
+    std::string big_numbers = "number";
+    std::string list_key = "{queue}:p:{level}";
+    std::string delayed_key = "{queue}:delayed";
+    std::string delay_score = "ms";
+    std::string delayed_members = "tagged";
+    std::string state_prefix = "rowpump:job:";
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;

@@ -109,7 +109,7 @@ int run_queue_init(const QueueOptions& options) {
     // Redis keys come into being with their first task; opening the queue checks the server is there.
     RedisQueue queue(*source.redis, redis_queue_options(options));
     print_line("Redis queue " + options.queue + " needs no setup (" + source.redacted + "): ready list " +
-               redis::ready_list(options.queue) + ", delayed set " + redis::delayed_set(options.queue) + ", dead list " +
+               redis::ready_list(options.queue) + ", delayed set " + redis::delayed_key(options.delayed_key, options.queue) + ", dead list " +
                redis::dead_list(options.queue));
     return 0;
 }

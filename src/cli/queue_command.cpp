@@ -7,6 +7,17 @@ namespace rowpump::cli {
 
 namespace {
 
+// The names and score unit the producer was given (backfill --list-key, ...), so this side finds its keys.
+void add_redis_name_options(CLI::App& command, QueueOptions& options) {
+    command.add_option("--list-key", options.list_key,
+                       "Redis: the priority lists' names, {queue} and {level} replaced (default: {queue}:p:{level})");
+    command.add_option("--delayed-key", options.delayed_key,
+                       "Redis: the delayed set's name, {queue} replaced (default: {queue}:delayed)");
+    command.add_option("--delay-score", options.delay_score,
+                       "Redis: the unit of the delayed set's scores, ms or s (Unix time; default: ms)")
+        ->check(CLI::IsMember({"ms", "s"}));
+}
+
 // Every subcommand names its queue the same way.
 void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--source", options.source,
@@ -20,6 +31,7 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
         ->delimiter(',');
     command.add_option("--return-to", options.return_list,
                        "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
+    add_redis_name_options(command, options);
 }
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {

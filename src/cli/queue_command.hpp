@@ -14,6 +14,9 @@ struct QueueOptions {
     std::string queue;   // MySQL queue table or Redis key prefix
     std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
     std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
+    std::string list_key = "{queue}:p:{level}";  // Redis: the producer's --list-key
+    std::string delayed_key = "{queue}:delayed";  // Redis: the producer's --delayed-key
+    std::string delay_score = "ms";               // Redis: the producer's --delay-score
 
     // consume
     std::string exec;

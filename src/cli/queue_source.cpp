@@ -193,6 +193,11 @@ QueueSource parse_queue_source(const QueueOptions& options) {
         throw UsageError("queue source '" + redact_url(options.source) + "' is neither mysql://... nor redis://...");
     }
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
+    const bool redis_names = options.list_key != QueueOptions().list_key ||
+                             options.delayed_key != QueueOptions().delayed_key || options.delay_score != "ms";
+    if (source.mysql && redis_names)
+        throw UsageError("--list-key, --delayed-key and --delay-score name Redis keys: a MySQL queue table has none; "
+                         "drop them");
     return source;
 }
 
@@ -218,6 +223,9 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     queue.queue = options.queue;
     queue.priority_lists = options.priority_lists;
     queue.return_list = options.return_list;
+    queue.list_key = options.list_key;
+    queue.delayed_key = options.delayed_key;
+    queue.delay_score = options.delay_score == "s" ? DelayScore::seconds : DelayScore::milliseconds;
     queue.retry = retry_policy(options);
     queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
     return queue;

@@ -36,9 +36,67 @@ std::string& number_scratch() {
     return scratch;
 }
 
+// With BigNumbers::string: every DECIMAL (a column's values then share one JSON type), and integers that
+// a double cannot hold exactly, those beyond JavaScript's Number.MAX_SAFE_INTEGER.
+bool is_big_number(ColumnKind kind, std::string_view number) {
+    if (kind == ColumnKind::decimal) return true;
+    if (kind == ColumnKind::floating || kind == ColumnKind::year) return false;
+    return !is_safe_integer(number);
+}
+
+// A number as a JSON string: its JSON spelling needs no escape.
+void append_quoted(std::string_view number, std::string& out) {
+    out.push_back('"');
+    out.append(number);
+    out.push_back('"');
+}
+
+}  // namespace
+
+void append_json_value(ColumnKind kind, bool in_utc, std::string_view text, BigNumbers big_numbers, std::string& out) {
+    switch (kind) {
+        case ColumnKind::decimal:
+        case ColumnKind::signed_integer:
+        case ColumnKind::unsigned_integer:
+        case ColumnKind::bit:
+        case ColumnKind::floating:
+        case ColumnKind::year: {
+            const auto number = json_number(text, number_scratch());
+            if (!number) out.append("null", 4);
+            else if (big_numbers == BigNumbers::string && is_big_number(kind, *number)) append_quoted(*number, out);
+            else out.append(*number);
+            return;
+        }
+        case ColumnKind::datetime: {
+            const std::size_t start = out.size() + 1;  // after the opening quote
+            append_json_string(text, out);
+            // A date is digits and dashes: nothing before the space needed an escape.
+            if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) {
+                out[start + 10] = 'T';
+                if (in_utc) out.insert(out.size() - 1, 1, 'Z');  // before the closing quote
+            }
+            return;
+        }
+        case ColumnKind::binary:
+            out.push_back('"');
+            base64_append(text, out);
+            out.push_back('"');
+            return;
+        case ColumnKind::date:
+        case ColumnKind::time:
+        case ColumnKind::text:
+        case ColumnKind::json:
+        case ColumnKind::other:
+            append_json_string(text, out);
+            return;
+    }
+}
+
+namespace {
+
 class JsonEncoder final : public RowEncoder {
 public:
-    explicit JsonEncoder(std::vector<Column> columns) {
+    JsonEncoder(std::vector<Column> columns, BigNumbers big_numbers) : big_numbers_(big_numbers) {
         kinds_.reserve(columns.size());
         keys_.reserve(columns.size());
         for (const Column& column : columns) {
@@ -63,7 +121,7 @@ public:
         for (std::size_t column = 0; column < kinds_.size(); ++column) {
             out.append(keys_[column]);
             const auto value = page.value(row, column);
-            if (value) write_value(kinds_[column], in_utc_[column], *value, out);
+            if (value) append_json_value(kinds_[column], in_utc_[column], *value, big_numbers_, out);
             else out.append("null", 4);
         }
         out.push_back('}');
@@ -72,51 +130,16 @@ public:
     std::string header() const override { return {}; }
 
 private:
-    static void write_value(ColumnKind kind, bool in_utc, std::string_view text, std::string& out) {
-        switch (kind) {
-            case ColumnKind::signed_integer:
-            case ColumnKind::unsigned_integer:
-            case ColumnKind::decimal:
-            case ColumnKind::floating:
-            case ColumnKind::bit:
-            case ColumnKind::year:
-                if (const auto number = json_number(text, number_scratch())) out.append(*number);
-                else out.append("null", 4);
-                return;
-            case ColumnKind::datetime: {
-                const std::size_t start = out.size() + 1;  // after the opening quote
-                append_json_string(text, out);
-                // A date is digits and dashes: nothing before the space needed an escape.
-                if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) {
-                    out[start + 10] = 'T';
-                    if (in_utc) out.insert(out.size() - 1, 1, 'Z');  // before the closing quote
-                }
-                return;
-            }
-            case ColumnKind::binary:
-                out.push_back('"');
-                base64_append(text, out);
-                out.push_back('"');
-                return;
-            case ColumnKind::date:
-            case ColumnKind::time:
-            case ColumnKind::text:
-            case ColumnKind::json:
-            case ColumnKind::other:
-                append_json_string(text, out);
-                return;
-        }
-    }
-
     std::vector<ColumnKind> kinds_;
     std::vector<bool> in_utc_;       // a TIMESTAMP column: its values are UTC
     std::vector<std::string> keys_;  // each column's name as JSON, with the `{` or `,` before it
+    BigNumbers big_numbers_;
 };
 
 }  // namespace
 
-std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns) {
-    return std::make_unique<JsonEncoder>(std::move(columns));
+std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns, BigNumbers big_numbers) {
+    return std::make_unique<JsonEncoder>(std::move(columns), big_numbers);
 }
 
 }  // namespace rowpump

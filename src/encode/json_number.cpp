@@ -1,5 +1,7 @@
 #include "encode/json_number.hpp"
 
+#include <algorithm>
+
 namespace rowpump {
 
 namespace {
@@ -47,6 +49,13 @@ std::optional<std::string_view> json_number(std::string_view text, std::string& 
     }
     scratch += exponent;
     return std::string_view(scratch);
+}
+
+bool is_safe_integer(std::string_view number) {
+    constexpr std::string_view max_safe = "9007199254740991";
+    if (number.starts_with('-')) number.remove_prefix(1);
+    if (number.empty() || !std::all_of(number.begin(), number.end(), is_digit)) return false;
+    return number.size() < max_safe.size() || (number.size() == max_safe.size() && number <= max_safe);
 }
 
 }  // namespace rowpump

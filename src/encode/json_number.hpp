@@ -12,4 +12,8 @@ namespace rowpump {
 // `text` is no finite decimal number at all ("inf", "nan", "", "1e"): JSON cannot carry it.
 std::optional<std::string_view> json_number(std::string_view text, std::string& scratch);
 
+// Whether a JSON number (json_number's spelling) is an integer a double holds exactly and alone: within
+// +-(2^53 - 1), JavaScript's Number.MAX_SAFE_INTEGER. Fractions and exponents are not integers here.
+bool is_safe_integer(std::string_view number);
+
 }  // namespace rowpump

@@ -1,4 +1,5 @@
 #include "encode/encoders.hpp"
+#include "encode/payload_template.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 
@@ -9,7 +10,8 @@ Format parse_format(const std::string& name) {
     if (name == "csv") return Format::csv;
     if (name == "sidekiq") return Format::sidekiq;
     if (name == "celery") return Format::celery;
-    throw UsageError("unknown format '" + name + "': expected json, csv, sidekiq or celery");
+    if (name == "template") return Format::payload_template;
+    throw UsageError("unknown format '" + name + "': expected json, csv, sidekiq, celery or template");
 }
 
 std::string format_name(Format format) {
@@ -18,6 +20,7 @@ std::string format_name(Format format) {
         case Format::csv: return "csv";
         case Format::sidekiq: return "sidekiq";
         case Format::celery: return "celery";
+        case Format::payload_template: return "template";
     }
     return "format " + std::to_string(static_cast<int>(format));
 }
@@ -41,15 +44,36 @@ std::unique_ptr<TaskEnvelope> make_task_envelope(Format format, const TaskSpec& 
     throw UsageError("format " + format_name(format) + " wraps no task: expected sidekiq or celery");
 }
 
-std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task) {
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
+                                         const PayloadOptions& payload) {
     check_task_spec(format, task);
+    check_payload_options(format, payload);
     switch (format) {
-        case Format::json: return make_json_encoder(std::move(columns));
+        case Format::json: return make_json_encoder(std::move(columns), payload.big_numbers);
         case Format::csv: return make_csv_encoder(std::move(columns));
         case Format::sidekiq:
-        case Format::celery: return make_worker_encoder(format, std::move(columns), task);
+        case Format::celery: return make_worker_encoder(format, std::move(columns), task, payload.big_numbers);
+        case Format::payload_template:
+            return make_template_encoder(payload.template_text, std::move(columns), payload.big_numbers);
     }
     throw Error("unknown encoder format " + std::to_string(static_cast<int>(format)));
+}
+
+std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const PayloadOptions& payload) {
+    return make_encoder(format, std::move(columns), TaskSpec{}, payload);
+}
+
+BigNumbers parse_big_numbers(const std::string& name) {
+    if (name == "number") return BigNumbers::number;
+    if (name == "string") return BigNumbers::string;
+    throw UsageError("unknown big-numbers mode '" + name + "': expected number or string");
+}
+
+void check_payload_options(Format format, const PayloadOptions& payload) {
+    if (format != Format::payload_template && !payload.template_text.empty())
+        throw UsageError("a template is given but the format is not template: add --format template (YAML: "
+                         "format: template), or drop the template");
+    if (format == Format::payload_template) parse_payload_template(payload.template_text);
 }
 
 }  // namespace rowpump

@@ -33,8 +33,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task) {
-    return std::make_unique<WorkerEncoder>(make_json_encoder(std::move(columns)), make_task_envelope(format, task));
+std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
+                                                BigNumbers big_numbers) {
+    return std::make_unique<WorkerEncoder>(make_json_encoder(std::move(columns), big_numbers),
+                                           make_task_envelope(format, task));
 }
 
 }  // namespace rowpump

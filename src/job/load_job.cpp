@@ -25,10 +25,18 @@
 //   sink:
 //     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
 //     queue: orders                  # required for redis and mysql sinks (sidekiq: default, celery: celery)
-//     format: json                   # json | csv | sidekiq | celery (docs/worker-formats.md)
+//     format: json                   # json | csv | template | sidekiq | celery (docs/payloads-and-names.md,
+//                                    #   docs/worker-formats.md)
+//     template: "{id}"               # format template: {column}, {column:json}, {row}; {{ }} braces
 //     job_class: Billing::InvoiceJob # format sidekiq: the job class its workers run
 //     sidekiq_timestamps: seconds    # format sidekiq: seconds (Sidekiq 6, 7) | ms (Sidekiq 8)
 //     task: billing.tasks.invoice    # format celery: the task name its workers run
+//     big_numbers: number            # number | string (DECIMAL and integers beyond 2^53 as strings)
+//     list_key: "{queue}:p:{level}"  # Redis: priority list names
+//     delayed_key: "{queue}:delayed" # Redis: the delayed set
+//     delay_score: ms                # ms | s: unit of the delayed set's scores
+//     delayed_members: tagged        # tagged | bare
+//     state_prefix: "rowpump:job:"   # Redis: prefix of the job_id's state keys
 //     push: rpush                    # rpush | lpush (not with sidekiq or celery: they LPUSH)
 //     priority:                      # optional
 //       column: amount

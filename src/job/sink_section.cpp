@@ -3,6 +3,7 @@
 #include <set>
 
 #include "job/job_sections.hpp"
+#include "redis/queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 
@@ -93,6 +94,42 @@ void read_task(const Section& sink, const Field& format, JobSpec& spec) {
     }
 }
 
+// A library check's UsageError as a ConfigError at the field it is about.
+template <class Check>
+void at_field(const Field& field, Check&& check) {
+    try {
+        check();
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const UsageError& error) {
+        field.fail(error.what());
+    }
+}
+
+// docs/payloads-and-names.md: template, big_numbers and the Redis names, each checked where it is written.
+void read_payload_and_names(const Section& sink, const std::optional<Field>& format, JobSpec& spec) {
+    const auto text = sink.optional("template");
+    if (text) spec.payload.template_text = text->text();
+    if (text || format) at_field(text ? *text : *format, [&] { check_payload_options(spec.format, spec.payload); });
+    if (auto big = sink.optional("big_numbers")) spec.payload.big_numbers = parse_big_numbers(big->choice({"number", "string"}));
+    if (auto key = sink.optional("list_key")) {
+        spec.sink.list_key = key->text();
+        at_field(*key, [&] { redis::list_key(spec.sink.list_key, "queue", "level"); });
+    }
+    if (auto key = sink.optional("delayed_key")) {
+        spec.sink.delayed_key = key->text();
+        at_field(*key, [&] { redis::delayed_key(spec.sink.delayed_key, "queue"); });
+    }
+    if (auto unit = sink.optional("delay_score"))
+        spec.sink.delay_score = unit->choice({"ms", "s"}) == "s" ? DelayScore::seconds : DelayScore::milliseconds;
+    if (auto members = sink.optional("delayed_members"))
+        spec.sink.delayed_members = members->choice({"tagged", "bare"}) == "bare" ? DelayedMembers::bare : DelayedMembers::tagged;
+    if (auto prefix = sink.optional("state_prefix")) {
+        spec.state_prefix = prefix->text();
+        at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
+    }
+}
+
 }  // namespace
 
 void read_priority(const Field& field, RouteSpec& route) {
@@ -118,13 +155,15 @@ void read_priority(const Field& field, RouteSpec& route) {
 void read_sink(const Field& field, JobSpec& spec) {
     const Section sink =
         field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column", "overwrite", "job_class",
-                       "task", "sidekiq_timestamps"});
+                       "task", "sidekiq_timestamps", "template", "big_numbers", "list_key", "delayed_key",
+                       "delay_score", "delayed_members", "state_prefix"});
     const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
     spec.sink.uri = uri.text();
     const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);
     const auto format = sink.optional("format");
-    if (format) spec.format = parse_format(format->choice({"json", "csv", "sidekiq", "celery"}));
+    if (format) spec.format = parse_format(format->choice({"json", "csv", "sidekiq", "celery", "template"}));
     read_task(sink, format ? *format : field, spec);
+    read_payload_and_names(sink, format, spec);
     // A worker format's queue defaults to its framework's ("default", "celery").
     const bool worker_format = queue_layout(spec.format) != QueueLayout::rowpump;
     if (!queue_meaning.empty() && !worker_format) spec.sink.queue = sink.required("queue", queue_meaning).text();

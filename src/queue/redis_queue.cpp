@@ -47,6 +47,9 @@ void validate(const RedisQueueOptions& options) {
         std::find(options.priority_lists.begin(), options.priority_lists.end(), options.return_list) ==
             options.priority_lists.end())
         throw UsageError("return list '" + options.return_list + "' is not one of the priority lists");
+    if (options.priority_lists.empty() && options.list_key != redis::default_list_key)
+        throw UsageError("list key '" + options.list_key + "' names priority lists, but none are given: add "
+                         "--priority-lists (the names the producer's --priority used), or drop --list-key");
     if (options.poll_interval.count() < 10) throw UsageError("the poll interval must be at least 10 ms");
     if (options.promote_batch == 0 || options.promote_batch > max_tasks_per_script)
         throw UsageError("the promote batch must be between 1 and " + std::to_string(max_tasks_per_script));
@@ -68,12 +71,13 @@ RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
     const std::string& q = options.queue;
     processing = redis::processing_list(q, options.consumer);
     attempts = q + ":attempts";
-    delayed = redis::delayed_set(q);
+    delayed = redis::delayed_key(options.delayed_key, q);
     dead = redis::dead_list(q);
     consumers = redis::consumers_set(q);
-    return_list = options.return_list.empty() ? redis::ready_list(q) : redis::priority_list(q, options.return_list);
-    for (const std::string& name : options.priority_lists) ready_lists.push_back(redis::priority_list(q, name));
+    return_list = options.return_list.empty() ? redis::ready_list(q) : redis::list_key(options.list_key, q, options.return_list);
+    for (const std::string& name : options.priority_lists) ready_lists.push_back(redis::list_key(options.list_key, q, name));
     ready_lists.push_back(redis::ready_list(q));
+    score_unit_ms = options.delay_score == DelayScore::seconds ? "1000" : "1";
     std::vector<std::pair<std::string, std::string_view>> key_types{
         {processing, "list"}, {attempts, "hash"}, {delayed, "zset"}, {dead, "list"}, {consumers, "zset"}};
     for (const std::string& list : ready_lists) key_types.emplace_back(list, "list");
@@ -211,7 +215,7 @@ FailOutcome RedisQueue::fail(const Task& task, const std::string& error) {
     const std::string jitter = std::to_string(queue::jitter_millionths(retry));
     const auto reply = q.run([&] {
         return q.fail_script.run(q.connection, {q.processing, q.attempts, q.delayed, q.dead},
-                                 {task.payload, max_attempts, base, cap, jitter});
+                                 {task.payload, max_attempts, base, cap, jitter, q.score_unit_ms});
     });
     q.forget(task.payload);
     if (reply.integer < 0) throw stale(q.processing);

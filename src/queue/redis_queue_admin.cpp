@@ -41,7 +41,7 @@ std::uint64_t RedisQueue::promote() {
     const std::string batch = std::to_string(q.options.promote_batch);
     std::uint64_t moved = 0;
     for (;;) {
-        const auto reply = q.run([&] { return q.promote_script.run(q.connection, {q.delayed, q.return_list}, {batch}); });
+        const auto reply = q.run([&] { return q.promote_script.run(q.connection, {q.delayed, q.return_list}, {batch, q.score_unit_ms}); });
         moved += static_cast<std::uint64_t>(reply.integer);
         if (static_cast<std::size_t>(reply.integer) < q.options.promote_batch) return moved;
     }
@@ -54,7 +54,7 @@ Backlog RedisQueue::backlog() {
     const std::string limit = std::to_string(scan_limit);
     std::vector<std::string_view> keys{q.delayed};
     keys.insert(keys.end(), q.ready_lists.begin(), q.ready_lists.end());
-    const std::string_view args[] = {horizon, limit};
+    const std::string_view args[] = {horizon, limit, q.score_unit_ms};
     const auto reply = q.run([&] { return q.backlog_script.run(q.connection, keys, args); });
     const auto count = [&](std::size_t i) { return static_cast<std::uint64_t>(reply.elements.at(i).integer); };
     // Ready tasks count too: the maintenance thread may have promoted them since this consumer's last pop.

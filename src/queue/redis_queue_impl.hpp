@@ -40,6 +40,7 @@ struct RedisQueue::Impl {
     std::string consumers;
     std::string return_list;
     std::vector<std::string> ready_lists;  // priority lists in order, then Q
+    std::string score_unit_ms;             // the delayed set's score unit in ms: "1" or "1000"
 
     queue::RedisScript pop_script{queue::scripts::pop};
     queue::RedisScript ack_script{queue::scripts::ack};

@@ -47,7 +47,8 @@ end
 return stale
 )lua";
 
-// KEYS: processing, attempts, delayed, dead.  ARGV: task, max attempts, base ms, cap ms, jitter (millionths).
+// KEYS: processing, attempts, delayed, dead.  ARGV: task, max attempts, base ms, cap ms, jitter (millionths),
+// ms per score unit (1, or 1000 for a set scored in seconds).
 // Counts a failure: the task waits in the delayed set for min(cap, base * 2^(failures-1)) * jitter, or
 // goes dead at max attempts (as the bare payload). Returns the failure count, 0 when dead, -1 when the
 // task is not held.
@@ -72,7 +73,7 @@ repeat
   member = 'rp1:0000000000000000' .. string.format('%016x', sequence) .. ':' .. ARGV[1]
   sequence = sequence + 1
 until not redis.call('ZSCORE', KEYS[3], member)
-redis.call('ZADD', KEYS[3], now + delay, member)
+redis.call('ZADD', KEYS[3], (now + delay) / tonumber(ARGV[6]), member)
 return failures
 )lua";
 
@@ -138,14 +139,14 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 return {released, dead}
 )lua";
 
-// KEYS: delayed, return list.  ARGV: batch.
+// KEYS: delayed, return list.  ARGV: batch, ms per score unit.
 // Moves up to `batch` tasks due by the server's clock to the tail of the return list, earliest first,
 // each without its tag: a member that starts with a well-formed 37-byte tag (redis/delayed_member.hpp,
 // the same test as delayed_payload) loses exactly those bytes, any other member moves as it is.
 // Returns how many.
 inline const char* const promote = R"lua(
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) / tonumber(ARGV[2])
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
   local tag = '^rp1:' .. string.rep('[0-9a-f]', 32) .. ':'
@@ -159,22 +160,23 @@ end
 return #due
 )lua";
 
-// KEYS: delayed, ready lists.  ARGV: horizon ms, scan limit.
+// KEYS: delayed, ready lists.  ARGV: horizon ms, scan limit, ms per score unit.
 // Returns {ready, due, retries, ms until the first retry is due (-1: none), later}: tasks in the ready
 // lists, members due now, retries (writer-0 tags) among the first `scan limit` members due within the
 // horizon, and the other members.
 inline const char* const backlog = R"lua(
 local ready = 0
 for i = 2, #KEYS do ready = ready + redis.call('LLEN', KEYS[i]) end
+local unit = tonumber(ARGV[3])
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) / unit
 local due = redis.call('ZCOUNT', KEYS[1], '-inf', now)
-local soon = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, now + tonumber(ARGV[1]), 'WITHSCORES',
+local soon = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, now + tonumber(ARGV[1]) / unit, 'WITHSCORES',
                         'LIMIT', 0, tonumber(ARGV[2]))
 local retries, first = 0, -1
 for i = 1, #soon, 2 do
   if string.sub(soon[i], 1, 20) == 'rp1:0000000000000000' then
-    if retries == 0 then first = tonumber(soon[i + 1]) - now end
+    if retries == 0 then first = math.ceil((tonumber(soon[i + 1]) - now) * unit) end
     retries = retries + 1
   end
 end

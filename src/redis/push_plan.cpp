@@ -39,6 +39,36 @@ std::size_t write_seconds(char* out, std::int64_t ms) {
     return static_cast<std::size_t>(end - out);
 }
 
+// A key template given for lists that are not there would be a typo whose rows silently go elsewhere.
+void check_list_key_use(const SinkSpec& spec) {
+    if (spec.priority_lists.empty() && spec.list_key != default_list_key)
+        throw UsageError("list key '" + spec.list_key + "' names priority lists, but no priority levels are given: "
+                         "add --priority-column and --priority, or drop --list-key (the ready list is --queue)");
+}
+
+void check_distinct(const std::vector<std::string>& ready_keys, const std::string& delayed_key) {
+    for (const std::string& key : ready_keys)
+        if (key == delayed_key)
+            throw UsageError("key " + key + " would be both a priority list and the delayed set: change --list-key or "
+                             "--delayed-key");
+}
+
+// The score of a due time in the set's unit: "1700000000250" (ms) or "1700000000.25" (s).
+std::size_t write_score(char* start, std::int64_t due_ms, DelayScore unit) {
+    if (unit == DelayScore::milliseconds)
+        return static_cast<std::size_t>(std::to_chars(start, start + max_score_digits, due_ms).ptr - start);
+    char* end = std::to_chars(start, start + max_score_digits, due_ms / 1000).ptr;
+    std::int64_t fraction = due_ms % 1000;
+    if (fraction != 0) {
+        *end++ = '.';
+        for (std::int64_t unit_digit = 100; fraction != 0; unit_digit /= 10) {
+            *end++ = static_cast<char>('0' + fraction / unit_digit);
+            fraction %= unit_digit;
+        }
+    }
+    return static_cast<std::size_t>(end - start);
+}
+
 void expect_type(Connection& connection, const std::string& key, std::string_view expected) {
     const std::string type = connection.command({"TYPE", key}).text;
     if (type == expected || type == "none") return;
@@ -51,15 +81,27 @@ void expect_type(Connection& connection, const std::string& key, std::string_vie
 PushPlan::PushPlan(const SinkSpec& spec)
     : layout_(spec.layout),
       push_command_(spec.push == PushSide::left || spec.layout != QueueLayout::rowpump ? "LPUSH" : "RPUSH"),
-      delayed_key_(spec.layout == QueueLayout::sidekiq ? sidekiq_schedule_set : delayed_set(spec.queue)),
-      queue_(spec.queue) {
+      delayed_key_(spec.layout == QueueLayout::sidekiq ? sidekiq_schedule_set : redis::delayed_key(spec.delayed_key, spec.queue)),
+      queue_(spec.queue),
+      delay_score_(spec.delay_score),
+      tagged_(spec.layout == QueueLayout::rowpump && spec.delayed_members == DelayedMembers::tagged) {
     check_priority_lists(spec);
-    if (layout_ != QueueLayout::rowpump && !spec.priority_lists.empty())
-        throw UsageError("priority lists cannot be combined with --format " + std::string(layout_name(layout_)) +
-                         ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
+    if (layout_ != QueueLayout::rowpump) {
+        const std::string format(layout_name(layout_));
+        if (!spec.priority_lists.empty())
+            throw UsageError("priority lists cannot be combined with --format " + format +
+                             ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
+        const SinkSpec defaults;
+        if (spec.list_key != defaults.list_key || spec.delayed_key != defaults.delayed_key ||
+            spec.delay_score != defaults.delay_score || spec.delayed_members != defaults.delayed_members)
+            throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name rowpump's own keys, "
+                             "and --format " + format + " writes " + format + "'s: drop them");
+    }
+    check_list_key_use(spec);
     if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(spec.queue));
     else if (spec.priority_lists.empty()) ready_keys_.push_back(ready_list(spec.queue));
-    for (const std::string& name : spec.priority_lists) ready_keys_.push_back(priority_list(spec.queue, name));
+    for (const std::string& name : spec.priority_lists) ready_keys_.push_back(list_key(spec.list_key, spec.queue, name));
+    check_distinct(ready_keys_, delayed_key_);
 }
 
 void PushPlan::check_key_types(Connection& connection) const {
@@ -83,11 +125,10 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
     commands_.clear();
     std::size_t delayed = 0;
     std::size_t member_bytes = 0;
-    const bool tagged = layout_ == QueueLayout::rowpump;
     for (const Message& message : batch) {
         if (destination(message) != ready_keys_.size()) continue;
         ++delayed;
-        if (tagged) member_bytes += delayed_tag_size + message.payload.size();
+        member_bytes += (tagged_ ? delayed_tag_size : 0) + message.payload.size();
     }
     // As Sidekiq's client does with every push: the set of queue names is what its Web UI and API list.
     if (layout_ == QueueLayout::sidekiq && delayed < batch.size()) {
@@ -111,14 +152,11 @@ void PushPlan::plan(const std::vector<Message>& batch, DelayedTag first_tag) {
              ++i) {
             if (is_delayed) {
                 char* start = scores_.data() + score_end;
-                if (layout_ == QueueLayout::sidekiq) {
-                    arguments_.emplace_back(start, write_seconds(start, batch[i].due_ms));
-                } else {
-                    const auto written = std::to_chars(start, start + max_score_digits, batch[i].due_ms);
-                    arguments_.emplace_back(start, static_cast<std::size_t>(written.ptr - start));
-                }
+                arguments_.emplace_back(start, layout_ == QueueLayout::sidekiq
+                                                   ? write_seconds(start, batch[i].due_ms)
+                                                   : write_score(start, batch[i].due_ms, delay_score_));
                 score_end += max_score_digits;
-                if (!tagged) {
+                if (!tagged_) {
                     arguments_.push_back(batch[i].payload);
                     continue;
                 }

@@ -1,8 +1,9 @@
 #pragma once
 // How a batch of messages becomes Redis commands, in message order: each run of consecutive messages
 // bound for the same key is one variadic RPUSH/LPUSH (a ready list) or ZADD (the delayed set, scored by
-// due time in Unix ms), of at most ~1000 values. Delayed messages go in as tagged members
-// (redis/delayed_member.hpp), so identical payloads stay separate tasks. The plain sink pipelines these
+// due time in Unix ms, or s with SinkSpec::delay_score), of at most ~1000 values. Delayed messages go in
+// as tagged members (redis/delayed_member.hpp), so identical payloads stay separate tasks, unless
+// SinkSpec::delayed_members asks for bare payloads. The plain sink pipelines these
 // commands; the exactly-once job writer wraps them in a MULTI with the range's checkpoint.
 // The sidekiq and celery layouts (SinkSpec::layout) name the keys as those frameworks do: Sidekiq's
 // delayed jobs are bare members of `schedule` (each holds its own jid) scored in float seconds, and every
@@ -22,7 +23,8 @@ class Connection;
 
 class PushPlan {
 public:
-    // Throws UsageError for priority lists that are unnamed or named twice.
+    // Throws UsageError for priority lists that are unnamed or named twice, and for key templates that are
+    // malformed, name one key twice, or name priority lists where there are none.
     explicit PushPlan(const SinkSpec& spec);
 
     // Throws UsageError when a key of the queue already holds another type: pushing would fail with
@@ -51,6 +53,8 @@ private:
     std::vector<std::string> ready_keys_;
     std::string delayed_key_;
     std::string queue_;  // sidekiq: the member of `queues`
+    DelayScore delay_score_;
+    bool tagged_;  // rowpump's layout with DelayedMembers::tagged
 
     // Rebuilt for every batch; kept to reuse their memory.
     std::vector<std::string_view> arguments_;

@@ -10,6 +10,8 @@
 
 #include "checkpoint/job_store.hpp"
 #include "log.hpp"
+#include "redis/push_plan.hpp"
+#include "redis/queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -46,6 +48,26 @@ void apply_worker_format(JobSpec& spec) {
     spec.task.queue = spec.sink.queue;
 }
 
+// Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
+// connects.
+void check_redis_names(const JobSpec& spec) {
+    const SinkSpec defaults;
+    SinkSpec sink = spec.sink;
+    if (spec.job_id.empty() && spec.state_prefix != redis::default_state_prefix)
+        throw UsageError("a state prefix names the keys of a job's state, and there is no job: add --job-id, or "
+                         "drop --state-prefix");
+    if (!sink.uri.starts_with("redis://")) {
+        if (sink.list_key != defaults.list_key || sink.delayed_key != defaults.delayed_key ||
+            sink.delay_score != defaults.delay_score || sink.delayed_members != defaults.delayed_members)
+            throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name Redis keys, and " +
+                             redact_url(sink.uri) + " has none: drop them, or write to a redis:// sink");
+        return;
+    }
+    for (const auto& level : spec.route.levels) sink.priority_lists.push_back(level.name);
+    const redis::PushPlan plan(sink);
+    if (!spec.job_id.empty()) redis::check_state_prefix(spec.state_prefix);
+}
+
 void check_spec(const JobSpec& spec) {
     if (spec.rate < 0) throw UsageError("rate must be positive (rows per second), or 0 for no cap");
     if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
@@ -64,6 +86,8 @@ void check_spec(const JobSpec& spec) {
     if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
+    check_payload_options(spec.format, spec.payload);
+    check_redis_names(spec);
 }
 
 // Runs `work` on W workers of a oneTBB arena; the first failure stops the others at their next page
@@ -159,7 +183,7 @@ Prepared prepare(const JobSpec& spec) {
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
-    prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task);
+    prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);
     return prepared;
 }
 

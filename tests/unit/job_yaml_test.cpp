@@ -201,7 +201,8 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
         TempJob job(std::string(minimal_source) + "sink: stdout\n");
         expect_error_at(job.path(), 4, 7,
                         "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
-                        "overwrite, job_class, task, sidekiq_timestamps; "
+                        "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, list_key, "
+                        "delayed_key, delay_score, delayed_members, state_prefix; "
                         "got 'stdout'");
     }
     {
