@@ -61,6 +61,29 @@ inline std::vector<std::string> lines(const std::string& text) {
     return out;
 }
 
+// Starts argv[0] (a path) with `env` applied to this process's environment, stdin from /dev/null, stdout
+// and stderr into the named files (one file for both when the names are equal). Returns posix_spawn's
+// error, 0 when `pid` is the child's.
+inline int spawn_child(std::vector<std::string> argv_text, const EnvOverride& env, const std::string& out_path,
+                       const std::string& err_path, pid_t& pid) {
+    std::vector<char*> argv;
+    for (auto& arg : argv_text) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> environment = child_environment(env);
+    std::vector<char*> envp;
+    for (auto& variable : environment) envp.push_back(variable.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_TRUNC, 0);
+    if (err_path == out_path) posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    else posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_TRUNC, 0);
+    const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    return spawned;
+}
+
 // The built CLI as a child process, stdout and stderr in temp files. The destructor SIGKILLs and reaps
 // a child that still runs (a stopped one too), so a failed assertion never leaves a process behind.
 class CliProcess {
@@ -70,20 +93,7 @@ public:
         std::vector<std::string> argv_text{ROWPUMP_CLI_PATH};
         argv_text.insert(argv_text.end(), args.begin(), args.end());
         for (const auto& arg : argv_text) command_ += (command_.empty() ? "" : " ") + arg;
-        std::vector<char*> argv;
-        for (auto& arg : argv_text) argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        std::vector<std::string> environment = child_environment(env);
-        std::vector<char*> envp;
-        for (auto& variable : environment) envp.push_back(variable.data());
-        envp.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
+        const int spawned = spawn_child(argv_text, env, out_path_, err_path_, pid_);
         if (spawned != 0) {
             ADD_FAILURE() << "cannot run " << ROWPUMP_CLI_PATH << ": error " << spawned;
             pid_ = 0;

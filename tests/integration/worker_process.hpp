@@ -37,20 +37,7 @@ class WorkerProcess {
 public:
     WorkerProcess(std::vector<std::string> argv, const EnvOverride& env) : log_path_(temp_file("worker")) {
         for (const auto& arg : argv) command_ += (command_.empty() ? "" : " ") + arg;
-        std::vector<char*> args;
-        for (auto& arg : argv) args.push_back(arg.data());
-        args.push_back(nullptr);
-        std::vector<std::string> environment = child_environment(env);
-        std::vector<char*> envp;
-        for (auto& variable : environment) envp.push_back(variable.data());
-        envp.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path_.c_str(), O_WRONLY | O_TRUNC, 0);
-        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-        const int spawned = ::posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
+        const int spawned = spawn_child(std::move(argv), env, log_path_, log_path_, pid_);
         if (spawned != 0) {
             ADD_FAILURE() << "cannot start " << command_ << ": error " << spawned;
             pid_ = 0;
