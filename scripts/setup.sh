@@ -13,7 +13,7 @@ packages=(
   libmysqlcppconn-dev libmariadb-dev libtbb-dev libcli11-dev libyaml-cpp-dev libhiredis-dev
   libgtest-dev libgmock-dev libbenchmark-dev rapidjson-dev libspdlog-dev libfmt-dev
   mariadb-server mariadb-client redis-server redis-tools
-  sysbench procps
+  sysbench procps libcpp-httplib-dev prometheus
 )
 bench_packages=(mydumper php-cli php-mysql php-redis gnuplot-nox hyperfine time)
 
