@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "metrics/run_counters.hpp"
 #include "run/page_queue.hpp"
 
 #include "rowpump/error.hpp"
@@ -47,7 +48,9 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
             while (auto page = queue.pop()) {
                 encoder.encode(*page, encoded);
                 try {
-                    if (!hooks.write(encoded)) {
+                    if (hooks.write(encoded)) {
+                        metrics::run_counters().page_written(encoded.messages.size());
+                    } else {
                         refused.store(true);
                         queue.abandon();
                     }
@@ -72,6 +75,7 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
                 break;
             }
             if (hooks.on_read) hooks.on_read(page->row_count());
+            metrics::run_counters().page_read(page->row_count());
             if (!queue.push(std::move(*page))) break;
         }
     } catch (...) {

@@ -46,6 +46,7 @@ private:
         PageReader reader(context_.spec.mysql, context_.plan, shared.range);
         PipelineHooks hooks;
         hooks.between_pages = [&] {
+            context_.gate.between_pages(context_.stop);
             if (shared.split_requested.exchange(false)) split(index, shared, reader);
         };
         hooks.on_read = [&](std::size_t rows) { shared.rows_read += rows; };

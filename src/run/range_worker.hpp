@@ -7,6 +7,7 @@
 #include "run/page_pipeline.hpp"
 #include "run/range_board.hpp"
 #include "run/throttle.hpp"
+#include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
 
@@ -16,6 +17,7 @@ struct WorkerContext {
     const PageEncoder& encoder;
     RateLimiter& rate;
     const std::atomic<bool>& stop;
+    ThrottleGate& gate;
 };
 
 // Waits while the sink holds more than high_water ready tasks (0: never waits).
