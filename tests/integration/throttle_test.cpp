@@ -242,6 +242,7 @@ TEST_F(ThrottleTest, StoppedReplicaSqlThreadHoldsTheCopyUntilItRunsAgain) {
     EXPECT_TRUE(contains(held.reason, "SQL thread stopped")) << held.reason;
     std::this_thread::sleep_for(5s - (Clock::now() - started));
     const Status after = status(port);
+    EXPECT_TRUE(after.answered) << "the run is still there, held\n" << run.describe();
     EXPECT_LE(after.rows_written, static_cast<std::uint64_t>(page * workers))
         << "at most one page per worker while the replica lags";
     EXPECT_EQ(after.state, "throttled");
@@ -265,7 +266,10 @@ TEST_F(ThrottleTest, MaxLoadHoldsTheCopyWhileThreadsRunningIsOver) {
     EXPECT_TRUE(contains(held.reason, "load Threads_running")) << held.reason;
     EXPECT_TRUE(contains(held.reason, "> 5")) << held.reason;
     std::this_thread::sleep_for(1s);
-    EXPECT_EQ(status(port).rows_written, 0u) << "nothing is read while the server is busy";
+    const Status later = status(port);
+    EXPECT_TRUE(later.answered) << "the run is still there, held\n" << run.describe();
+    EXPECT_EQ(later.rows_written, 0u) << "nothing is read while the server is busy";
+    EXPECT_EQ(file_rows(output_).rows, 0u);
     sessions->join();
     EXPECT_EQ(finish(run), 0) << run.describe();
     expect_every_row_once(rows);
@@ -315,7 +319,9 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     EXPECT_EQ(held.state, "paused");
     EXPECT_TRUE(contains(held.reason, pause_file_)) << held.reason;
     std::this_thread::sleep_for(1500ms);
-    EXPECT_EQ(status(port).rows_written, 0u);
+    const Status later = status(port);
+    EXPECT_TRUE(later.answered) << "the run is still there, held\n" << run.describe();
+    EXPECT_EQ(later.rows_written, 0u);
     EXPECT_EQ(file_rows(output_).rows, 0u);
     std::filesystem::remove(pause_file_);
     EXPECT_EQ(finish(run), 0) << run.describe();
@@ -336,6 +342,7 @@ TEST_F(ThrottleTest, PostPauseFreezesTheRowCountAndPostResumeFinishes) {
     const std::uint64_t frozen = status(port).rows_written;
     std::this_thread::sleep_for(1500ms);
     const Status still = status(port);
+    EXPECT_TRUE(still.answered) << "the run is still there, paused\n" << run.describe();
     EXPECT_EQ(still.rows_written, frozen) << "no row is written while paused";
     EXPECT_LT(frozen, static_cast<std::uint64_t>(rows));
     EXPECT_EQ(still.state, "paused");
