@@ -30,6 +30,10 @@ StreamConnection::~StreamConnection() = default;
 StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
+void StreamConnection::keep_alive() {
+    if (session_) mysql_ping(session_->handle);
+}
+
 void StreamConnection::open() {
     session_.reset();
     // The first call initialises the client library, which is not thread-safe.

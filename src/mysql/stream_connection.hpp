@@ -58,6 +58,10 @@ public:
 
     const MySqlOptions& options() const { return options_; }
 
+    // A ping, so that an idle session (a paused copy) is not closed by the server's wait_timeout; a
+    // session that is gone already is reopened by the next page, as after any loss.
+    void keep_alive();
+
 private:
     struct Session;
     void open();

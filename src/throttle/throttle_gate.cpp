@@ -18,6 +18,8 @@ using clock = std::chrono::steady_clock;
 
 // The heartbeat's interval, and with it how often everything is looked at: gh-ost's default heartbeat.
 constexpr auto look_interval = std::chrono::milliseconds(100);
+// How often a held worker pings its connections: far below any wait_timeout, and a ping costs nothing.
+constexpr auto keep_alive_interval = std::chrono::seconds(1);
 // A critical load must still be there this long after it was first seen: one spike does not stop a run.
 constexpr auto critical_recheck = std::chrono::seconds(1);
 
@@ -69,10 +71,18 @@ ThrottleGate::~ThrottleGate() {
     if (watcher_.joinable()) watcher_.join();
 }
 
-void ThrottleGate::wait_until_open(const std::atomic<bool>& stop) {
+void ThrottleGate::wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive) {
+    auto next_ping = clock::now() + keep_alive_interval;
     std::unique_lock lock(mutex_);
     // The stop flag is set without the mutex (a signal, another worker's failure): look at it often.
-    while (!open_.load() && !stop.load()) changed_.wait_for(lock, look_interval);
+    while (!open_.load() && !stop.load()) {
+        changed_.wait_for(lock, look_interval);
+        if (clock::now() < next_ping) continue;
+        lock.unlock();
+        keep_alive();
+        next_ping = clock::now() + keep_alive_interval;
+        lock.lock();
+    }
 }
 
 std::unique_ptr<ThrottleGate::Pass> ThrottleGate::attach(std::atomic<bool>& halt, std::function<void()> wake,

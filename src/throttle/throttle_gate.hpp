@@ -67,9 +67,11 @@ public:
     ThrottleGate(const ThrottleGate&) = delete;
     ThrottleGate& operator=(const ThrottleGate&) = delete;
 
-    // Between two pages: returns at once while the gate is open, else when it opens or `stop` is set.
-    void between_pages(const std::atomic<bool>& stop) {
-        if (!open_.load(std::memory_order_acquire)) wait_until_open(stop);
+    // Between two pages: returns at once while the gate is open, else when it opens or `stop` is set,
+    // calling `keep_alive` about once a second meanwhile (the worker's idle connections).
+    template <class KeepAlive>
+    void between_pages(const std::atomic<bool>& stop, KeepAlive&& keep_alive) {
+        if (!open_.load(std::memory_order_acquire)) wait_until_open(stop, keep_alive);
     }
 
     RateLimiter& rate() { return rate_; }
@@ -99,7 +101,7 @@ public:
     std::string describe() const;
 
 private:
-    void wait_until_open(const std::atomic<bool>& stop);
+    void wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive);
     void detach();
     void watch();
     void look();  // one look at everything; mutex_ not held

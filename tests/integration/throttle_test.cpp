@@ -328,6 +328,35 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     expect_every_row_once(rows);
 }
 
+// A held worker pings its connections: none of the run's sessions sits idle for the whole pause, so no
+// wait_timeout can close them.
+TEST_F(ThrottleTest, HeldWorkersKeepTheirConnectionsAlive) {
+    const auto table = numbered_table(1000);
+    std::set<std::string> before;
+    for (const auto& row : tables().rows("SELECT CAST(ID AS CHAR) FROM information_schema.PROCESSLIST"))
+        before.insert(*row[0]);
+    std::ofstream(pause_file_) << "";
+    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    const int port = endpoint_port(run);
+    ASSERT_GT(port, 0);
+    wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+    std::this_thread::sleep_for(4s);
+    // The run's sessions: those that came since, on this database. Each was busy in the last 2 s.
+    std::size_t sessions = 0;
+    for (const auto& row : tables().rows("SELECT CAST(ID AS CHAR), CAST(TIME AS CHAR), COMMAND FROM "
+                                         "information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> "
+                                         "CONNECTION_ID()")) {
+        if (before.count(*row[0])) continue;
+        ++sessions;
+        EXPECT_LE(std::atoi(row[1]->c_str()), 2) << "session " << *row[0] << " idle (" << *row[2] << ") for "
+                                                  << *row[1] << " s during the pause";
+    }
+    EXPECT_GE(sessions, 2u) << "the two workers' readers at least";
+    EXPECT_TRUE(status(port).answered) << run.describe();
+    std::filesystem::remove(pause_file_);
+    EXPECT_EQ(finish(run), 0) << run.describe();
+}
+
 TEST_F(ThrottleTest, PostPauseFreezesTheRowCountAndPostResumeFinishes) {
     constexpr int rows = 8000;
     const auto table = numbered_table(rows);
