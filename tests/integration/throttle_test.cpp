@@ -254,6 +254,30 @@ TEST_F(ThrottleTest, StoppedReplicaSqlThreadHoldsTheCopyUntilItRunsAgain) {
     EXPECT_TRUE(contains(run.err(), "reading pauses between pages: replica")) << run.describe();
 }
 
+// --lag-query replaces the measurement; POST /max-lag raises the limit above what it reports.
+TEST_F(ThrottleTest, LagQueryOverMaxLagHoldsTheCopyUntilPostMaxLagRaisesIt) {
+    const char* replica_env = std::getenv("ROWPUMP_REPLICA_URL");
+    if (!replica_env || !*replica_env) FAIL() << replica_hint;
+    const MySqlOptions replica = MySqlOptions::from_url(replica_env);
+    const std::string replica_url = "mysql://" + replica.user + "@" + replica.host + ":" +
+                                    std::to_string(replica.port) + "/" + replica.database;
+    constexpr int rows = 5000;
+    const auto table = numbered_table(rows);
+    CliProcess run(file_backfill(table, 500, {"--replica", replica_url, "--max-lag", "1", "--lag-query", "SELECT 5"}));
+    const int port = endpoint_port(run);
+    ASSERT_GT(port, 0);
+    const Status held = wait_for_status(port, 2s, [](const Status& s) { return s.state == "throttled"; });
+    EXPECT_EQ(held.reason, "replica " + replica.host + ":" + std::to_string(replica.port) + " lag 5.0 s > 1.0 s");
+    std::this_thread::sleep_for(500ms);
+    const Status later = status(port);
+    EXPECT_TRUE(later.answered) << run.describe();
+    EXPECT_EQ(later.rows_written, 0u);
+    EXPECT_EQ(http_request(port, "POST", "/max-lag?value=0").status, 400);
+    ASSERT_EQ(http_request(port, "POST", "/max-lag?value=10").status, 200);
+    EXPECT_EQ(finish(run), 0) << run.describe();
+    expect_every_row_once(rows);
+}
+
 TEST_F(ThrottleTest, MaxLoadHoldsTheCopyWhileThreadsRunningIsOver) {
     constexpr int rows = 20000;
     const auto table = numbered_table(rows);
@@ -326,6 +350,8 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     std::filesystem::remove(pause_file_);
     EXPECT_EQ(finish(run), 0) << run.describe();
     expect_every_row_once(rows);
+    // Without a terminal, a progress line says at once that the copy is held, and why.
+    EXPECT_TRUE(contains(run.err(), "rows/s, ETA ?; paused: pause file " + pause_file_ + " exists")) << run.describe();
 }
 
 // A held worker pings its connections: none of the run's sessions sits idle for the whole pause, so no
