@@ -40,7 +40,8 @@ struct Server::Impl {
     std::thread thread;
 };
 
-Server::Server(const std::string& address, Handler handler) : impl_(std::make_unique<Impl>()) {
+Server::Server(const std::string& address, Handler handler, const std::string& what)
+    : impl_(std::make_unique<Impl>()) {
     const auto [host, port] = parse_address(address, "--http");
     // Two threads: a scrape and a control request at once; nothing here is heavy.
     impl_->server.new_task_queue = [] { return new httplib::ThreadPool(2); };
@@ -67,7 +68,7 @@ Server::Server(const std::string& address, Handler handler) : impl_(std::make_un
         throw UsageError("--http " + address + ": cannot listen there (the address is not this machine's, or the "
                          "port is taken); choose another HOST:PORT");
     impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
-    log().info("status and control on http://{}:{}/status (metrics on /metrics)", host, impl_->port);
+    log().info("{} on http://{}:{}/", what, host, impl_->port);
 }
 
 Server::~Server() {

@@ -25,8 +25,8 @@ using Handler = std::function<Response(const Request&)>;
 class Server {
 public:
     // Binds `address` (see parse_address; a bad or busy one is a UsageError, before anything runs) and
-    // serves `handler` on two threads until destroyed.
-    Server(const std::string& address, Handler handler);
+    // serves `handler` on two threads until destroyed. The log says "<what> on http://HOST:PORT/".
+    Server(const std::string& address, Handler handler, const std::string& what);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;

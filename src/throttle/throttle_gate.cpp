@@ -58,7 +58,8 @@ ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary
     watcher_ = std::thread([this] { watch(); });
     if (!spec_.http.empty())
         http_ = std::make_unique<http::Server>(
-            spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); });
+            spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); },
+            "status and control (/status, /metrics, POST /pause, /resume, /rate, /max-lag)");
 }
 
 ThrottleGate::~ThrottleGate() {

@@ -35,7 +35,7 @@ bool contains(const std::string& text, const std::string& needle) { return text.
 
 // The port a run's endpoint listens on, from the line it logs (the tests ask for port 0: no collisions).
 int endpoint_port(CliProcess& process) {
-    const std::string marker = "status and control on http://127.0.0.1:";
+    const std::string marker = "/max-lag) on http://127.0.0.1:";
     const auto deadline = Clock::now() + 15s;
     while (Clock::now() < deadline && !process.poll()) {
         const std::string err = process.err();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "http/http_server.hpp"
+#include "metrics/histogram.hpp"
 #include "metrics/prometheus_text.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -57,6 +58,20 @@ TEST(PrometheusText, WritesFamiliesAndEscapesLabelValues) {
               "# TYPE rowpump_x_total counter\n"
               "rowpump_x_total{replica=\"a\\\"b\\\\c\\nd\"} 3\n"
               "rowpump_x_total 0.5\n");
+}
+
+TEST(Histogram, BucketsAreCumulativeWithSumAndCount) {
+    metrics::Histogram histogram({0.1, 1});
+    for (const double seconds : {0.05, 0.1, 0.5, 3.0}) histogram.observe(seconds);
+    metrics::PrometheusText page;
+    histogram.write(page, "rp_seconds", "Durations.", {{"queue", "q"}});
+    EXPECT_EQ(page.text(),
+              "# HELP rp_seconds Durations.\n# TYPE rp_seconds histogram\n"
+              "rp_seconds_bucket{queue=\"q\",le=\"0.1\"} 2\n"
+              "rp_seconds_bucket{queue=\"q\",le=\"1\"} 3\n"
+              "rp_seconds_bucket{queue=\"q\",le=\"+Inf\"} 4\n"
+              "rp_seconds_sum{queue=\"q\"} 3.6499999999999999\n"
+              "rp_seconds_count{queue=\"q\"} 4\n");
 }
 
 class TempJobFile {
