@@ -69,6 +69,7 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
     try {
         while (!stop.load() && !refused.load()) {
             if (hooks.between_pages) hooks.between_pages();
+            if (stop.load()) break;  // the stop came while the worker waited there (a throttled copy)
             auto page = reader.next_page();
             if (!page) {
                 end = StreamEnd::exhausted;

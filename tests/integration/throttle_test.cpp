@@ -4,6 +4,7 @@
 // /metrics passes promtool. Each run is the built CLI, watched through its own --http endpoint.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdio>
@@ -352,6 +353,21 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     expect_every_row_once(rows);
     // Without a terminal, a progress line says at once that the copy is held, and why.
     EXPECT_TRUE(contains(run.err(), "rows/s, ETA ?; paused: pause file " + pause_file_ + " exists")) << run.describe();
+}
+
+// Ctrl-C while the copy is held: the waiting workers stop without reading another page.
+TEST_F(ThrottleTest, StopWhileHeldReadsNoMorePages) {
+    const auto table = numbered_table(5000);
+    std::ofstream(pause_file_) << "";
+    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    const int port = endpoint_port(run);
+    ASSERT_GT(port, 0);
+    wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+    std::this_thread::sleep_for(300ms);
+    run.signal(SIGINT);
+    EXPECT_EQ(finish(run, 20s), 3) << run.describe();
+    EXPECT_EQ(file_rows(output_).rows, 0u) << run.describe();
+    EXPECT_TRUE(contains(run.err(), "interrupted: 0 rows read, 0 written")) << run.describe();
 }
 
 // A held worker pings its connections: none of the run's sessions sits idle for the whole pause, so no
