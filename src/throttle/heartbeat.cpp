@@ -1,5 +1,7 @@
 #include "throttle/heartbeat.hpp"
 
+#include <algorithm>
+
 #include "log.hpp"
 
 namespace rowpump::throttle {
