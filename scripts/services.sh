@@ -2,14 +2,17 @@
 # A private MariaDB and a private Redis for rowpump's tests and quick start: bound to 127.0.0.1, on
 # non-default ports, with every file under the project's .state/ folder. Never a system service.
 #
-#   scripts/services.sh start    start all three (leaves running ones alone), then print the env lines
-#   scripts/services.sh stop     stop all three
+#   scripts/services.sh start    start all four (leaves running ones alone), then print the env lines
+#   scripts/services.sh stop     stop all four
 #   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
 #   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
 #
-# Environment: ROWPUMP_MARIADB_PORT (3407), ROWPUMP_REDIS_PORT (6479), ROWPUMP_STATE_DIR (.state),
-# ROWPUMP_SERVICE_WAIT (seconds to wait for a server to start or stop, 60),
+# The replica is a second mariadbd that replicates from the first through its binary log, for the tests of
+# the replica-lag throttle (they stop its SQL thread). It starts from the first one's schema, not its rows.
+#
+# Environment: ROWPUMP_MARIADB_PORT (3407), ROWPUMP_REPLICA_PORT (3408), ROWPUMP_REDIS_PORT (6479),
+# ROWPUMP_STATE_DIR (.state), ROWPUMP_SERVICE_WAIT (seconds to wait for a server to start or stop, 60),
 # ROWPUMP_TLS_MARIADB_PORT (3417, the MariaDB that requires TLS; start and stop include it).
 set -euo pipefail
 
@@ -18,6 +21,7 @@ state_dir="${ROWPUMP_STATE_DIR:-$root/.state}"
 [[ "$state_dir" == /* ]] || state_dir="$PWD/$state_dir"
 mariadb_port="${ROWPUMP_MARIADB_PORT:-3407}"
 redis_port="${ROWPUMP_REDIS_PORT:-6479}"
+replica_port="${ROWPUMP_REPLICA_PORT:-3408}"
 wait_seconds="${ROWPUMP_SERVICE_WAIT:-60}"
 
 db_name=rowpump
@@ -29,6 +33,11 @@ mariadb_data="$mariadb_dir/data"
 mariadb_pidfile="$mariadb_dir/mariadbd.pid"
 mariadb_log="$mariadb_dir/error.log"
 mariadb_socket="$mariadb_dir/mariadbd.sock"
+replica_dir="$state_dir/mariadb-replica"
+replica_data="$replica_dir/data"
+replica_pidfile="$replica_dir/mariadbd.pid"
+replica_log="$replica_dir/error.log"
+replica_socket="$replica_dir/mariadbd.sock"
 redis_dir="$state_dir/redis"
 redis_pidfile="$redis_dir/redis-server.pid"
 redis_log="$redis_dir/redis-server.log"
@@ -37,17 +46,22 @@ redis_log="$redis_dir/redis-server.log"
 if (( ${#mariadb_socket} > 100 )); then
   mariadb_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-$(printf '%s' "$mariadb_dir" | cksum | cut -d' ' -f1).sock"
 fi
+if (( ${#replica_socket} > 100 )); then
+  replica_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-$(printf '%s' "$replica_dir" | cksum | cut -d' ' -f1).sock"
+fi
 
 log() { echo "services.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-for port in "$mariadb_port" "$redis_port"; do
+for port in "$mariadb_port" "$redis_port" "$replica_port"; do
   if [[ ! "$port" =~ ^[1-9][0-9]{0,4}$ ]] || (( port > 65535 )); then
     log "bad port: $port"
     exit 2
   fi
 done
 [[ "$mariadb_port" != "$redis_port" ]] || { log "MariaDB and Redis cannot share port $redis_port"; exit 2; }
+[[ "$replica_port" != "$mariadb_port" && "$replica_port" != "$redis_port" ]] ||
+  { log "the replica needs a port of its own, not $replica_port"; exit 2; }
 
 # Server binaries live in sbin, which is not on every user's PATH.
 find_binary() {
@@ -104,9 +118,10 @@ mariadb_pid() { live_pid "$mariadb_pidfile" mariadbd || live_pid "$mariadb_pidfi
 # mariadb-install-db gives the OS user running it an all-privileges account that logs in by unix socket.
 admin_user="$(id -un)"
 
-# Extra arguments (a later --socket=...) are passed on: the TLS server is administered the same way.
+# Runs stdin as SQL on the server whose socket is $1 (default: the primary).
 mariadb_admin_sql() {
-  "$(find_binary mariadb mysql)" --no-defaults --socket="$mariadb_socket" --user="$admin_user" "$@"
+  "$(find_binary mariadb mysql)" --no-defaults --socket="${1:-$mariadb_socket}" --user="$admin_user" --batch \
+    --skip-column-names
 }
 
 mariadb_ping() {
@@ -134,7 +149,7 @@ mariadb_init_datadir() {
 }
 
 mariadb_create_account() {
-  mariadb_admin_sql "$@" <<SQL
+  mariadb_admin_sql "${1:-}" <<SQL
 CREATE DATABASE IF NOT EXISTS \`$db_name\`;
 CREATE USER IF NOT EXISTS '$db_user'@'127.0.0.1' IDENTIFIED BY '$db_password';
 CREATE USER IF NOT EXISTS '$db_user'@'localhost' IDENTIFIED BY '$db_password';
@@ -177,6 +192,86 @@ start_mariadb() {
     sleep 0.25
   done
   mariadb_create_account || die "could not create the $db_name database and account"
+}
+
+replica_pid() { live_pid "$replica_pidfile" mariadbd || live_pid "$replica_pidfile" mysqld; }
+
+replica_ping() {
+  "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$replica_socket" --user="$admin_user" \
+    --connect-timeout=2 ping >/dev/null 2>&1
+}
+
+# Makes the replica's datadir once: the primary's schema (no rows) and the position of its binary log then.
+# A replica that is already set up keeps its data and goes on from where it stopped.
+replica_init() {
+  [[ -e "$replica_dir/replicating" ]] && return 0
+  local position databases
+  position="$(echo 'SELECT @@gtid_binlog_pos' | mariadb_admin_sql)"
+  databases="$(echo "SELECT schema_name FROM information_schema.schemata WHERE schema_name NOT IN
+    ('mysql', 'information_schema', 'performance_schema', 'sys')" | mariadb_admin_sql)"
+  if [[ -n "$databases" ]]; then
+    # shellcheck disable=SC2086  # one word per database name
+    "$(find_binary mariadb-dump mysqldump)" --no-defaults --socket="$mariadb_socket" --user="$admin_user" \
+      --no-data --skip-triggers --databases $databases | mariadb_admin_sql "$replica_socket" ||
+      die "could not copy the primary's schema to the replica"
+  fi
+  mariadb_create_account "$replica_socket" || die "could not create the $db_name account on the replica"
+  mariadb_admin_sql "$replica_socket" <<SQL || die "could not point the replica at the primary"
+STOP SLAVE;
+SET GLOBAL gtid_slave_pos = '$position';
+CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = $mariadb_port, MASTER_USER = '$db_user',
+  MASTER_PASSWORD = '$db_password', MASTER_USE_GTID = slave_pos;
+SQL
+  touch "$replica_dir/replicating"
+}
+
+# The replica needs the primary's binary log; a primary started before configs/mariadb.cnf turned it on
+# gets a warning, not a failure, so that the rest of the suite still runs.
+start_replica() {
+  local pid i
+  if [[ "$(echo 'SELECT @@log_bin' | mariadb_admin_sql)" != 1 ]]; then
+    log "the replica is not started: the MariaDB on port $mariadb_port has no binary log (it was started" \
+      "before configs/mariadb.cnf turned log-bin on); restart it: scripts/services.sh stop, then start"
+    return 0
+  fi
+  mkdir -p "$replica_dir"
+  if pid="$(replica_pid)"; then
+    log "the replica already runs (pid $pid)"
+  else
+    port_in_use "$replica_port" &&
+      die "port $replica_port on 127.0.0.1 is taken by another program; set ROWPUMP_REPLICA_PORT"
+    if [[ ! -e "$replica_dir/initialized" ]]; then
+      rm -rf -- "$replica_data" "$replica_dir/replicating"
+      mkdir -p "$replica_data"
+      local install=(--defaults-file="$root/configs/mariadb-replica.cnf" --datadir="$replica_data"
+        --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
+        --skip-test-db --skip-name-resolve)
+      (( EUID == 0 )) && install+=(--user=root)
+      "$(find_binary mariadb-install-db mysql_install_db)" "${install[@]}" >"$replica_dir/install.log" 2>&1 ||
+        { show_log_tail "$replica_dir/install.log"; die "mariadb-install-db failed for the replica"; }
+      touch "$replica_dir/initialized"
+    fi
+    rm -f "$replica_pidfile"
+    local args=(--defaults-file="$root/configs/mariadb-replica.cnf" --datadir="$replica_data"
+      --port="$replica_port" --socket="$replica_socket" --pid-file="$replica_pidfile"
+      --log-error="$replica_log")
+    (( EUID == 0 )) && args+=(--user=root)
+    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$replica_log" 2>&1 &
+    pid=$!
+    log "starting the replica on 127.0.0.1:$replica_port (pid $pid)"
+  fi
+  for (( i = 0; ; i++ )); do
+    replica_ping && break
+    if ! is_running "$pid"; then
+      show_log_tail "$replica_log"
+      die "the replica exited while starting (log: $replica_log)"
+    fi
+    (( i < wait_seconds * 4 )) || { show_log_tail "$replica_log"; die "the replica did not answer within ${wait_seconds}s"; }
+    sleep 0.25
+  done
+  replica_init
+  # A test that died with the SQL thread stopped leaves it stopped: start both threads again.
+  echo 'START SLAVE' | mariadb_admin_sql "$replica_socket" || die "could not start replication on the replica"
 }
 
 redis_pid() { live_pid "$redis_pidfile" redis-server; }
@@ -306,7 +401,7 @@ start_tls_mariadb() {
     (( i < wait_seconds * 4 )) || { show_log_tail "$tls_log"; die "the TLS MariaDB did not answer (log: $tls_log)"; }
     sleep 0.25
   done
-  mariadb_create_account --socket="$tls_socket" || die "could not create the account on the TLS MariaDB"
+  mariadb_create_account "$tls_socket" || die "could not create the account on the TLS MariaDB"
 }
 
 tls_mariadb_status() {
@@ -328,6 +423,10 @@ print_env() {
   echo "export ROWPUMP_MYSQL_URL=mysql://$db_user:$db_password@127.0.0.1:$mariadb_port/$db_name"
   echo "export ROWPUMP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
   print_tls_env
+  # Only a replica that runs: the replica tests then say how to start one instead of failing to connect.
+  if replica_pid >/dev/null; then
+    echo "export ROWPUMP_REPLICA_URL=mysql://$db_user:$db_password@127.0.0.1:$replica_port/$db_name"
+  fi
 }
 
 status() {
@@ -337,6 +436,11 @@ status() {
     running=$((running + 1))
   else
     echo "mariadb: stopped"
+  fi
+  if pid="$(replica_pid)"; then
+    echo "mariadb replica: running, pid $pid, 127.0.0.1:$replica_port, data $replica_data"
+  else
+    echo "mariadb replica: stopped"
   fi
   if pid="$(redis_pid)"; then
     echo "redis: running, pid $pid, 127.0.0.1:$redis_port, dir $redis_dir"
@@ -351,11 +455,13 @@ status() {
 case "${1:-}" in
   start)
     start_mariadb
+    start_replica
     start_redis
     start_tls_mariadb
     print_env
     ;;
   stop)
+    stop_server "the MariaDB replica" replica_pid "$replica_log"
     stop_server MariaDB mariadb_pid "$mariadb_log"
     stop_server Redis redis_pid "$redis_log"
     stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
@@ -364,7 +470,7 @@ case "${1:-}" in
   status) status ;;
   env) print_env ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "metrics/run_counters.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -46,6 +47,7 @@ auto retry_transient(std::chrono::milliseconds budget, Action&& action, Recover&
         } catch (const Error& error) {
             if (!error.is_transient()) throw;
             if (!deadline) deadline.emplace(budget);
+            metrics::run_counters().retries.fetch_add(1, std::memory_order_relaxed);
             recover(error, attempt, *deadline);
         }
     }

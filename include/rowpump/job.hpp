@@ -15,6 +15,7 @@
 #include "rowpump/partition.hpp"
 #include "rowpump/reader.hpp"
 #include "rowpump/sink.hpp"
+#include "rowpump/throttle.hpp"
 
 namespace rowpump {
 
@@ -44,6 +45,7 @@ struct JobSpec {
     RouteSpec route;
     double rate = 0;              // rows per second over all workers; 0: no cap
     std::uint64_t high_water = 0; // pause reading while the queue holds more ready tasks; 0: never
+    ThrottleSpec throttle;        // replica lag, server load, pause file, HTTP control (docs/throttling.md)
 
     // Exactly-once and resume: with a job id, each range's progress is stored in the sink's own store
     // (MySQL tables or Redis keys), written in the same atomic step as the rows it covers. Several
@@ -97,6 +99,7 @@ struct JobProgress {
     std::uint64_t estimated_rows = 0;
     double seconds = 0;
     std::uint64_t rows_done_before = 0;  // with a job id: written before this run started (not in its rate)
+    std::string throttle = {};  // why reading is held ("throttled: replica ... lag 3.2 s > 1.5 s"); empty: it is not
 };
 
 struct JobControl {

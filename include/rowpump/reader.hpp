@@ -117,6 +117,8 @@ public:
     std::string next_page_sql() const;
     // The page size in use now (adapts when a target page time is set).
     std::size_t page_size() const;
+    // Pings the reader's connection while it waits between pages (a paused copy).
+    void keep_alive();
 
 private:
     struct Impl;

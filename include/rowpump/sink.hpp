@@ -65,6 +65,8 @@ public:
     virtual void write(const std::vector<Message>& batch) = 0;
     // Ready tasks waiting in the queue (for --high-water); nullopt when the sink cannot tell.
     virtual std::optional<std::uint64_t> ready_count() = 0;
+    // Keeps an idle connection open while the copy is paused (a ping); failures are left to the next write.
+    virtual void keep_alive() {}
     // Where the rows go, password redacted: "redis://127.0.0.1:6379/0 list orders".
     virtual std::string describe() const = 0;
 };

@@ -85,6 +85,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     command->add_option("--high-water", options.high_water,
                         "Pause while the queue holds more ready tasks than this (0: never)")
         ->check(whole_number(0));
+    add_throttle_flags(*command, options.throttle);
     command->add_option("--page-time-ms", options.page_time_ms,
                         "Adapt page size toward this time per page (0: keep --page-size fixed)")
         ->check(whole_number(0, 3'600'000));
@@ -164,6 +165,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.route.due_column = options.due_column;
     spec.rate = options.rate;
     spec.high_water = options.high_water;
+    spec.throttle = throttle_spec(options.throttle);
     spec.job_id = options.job_id;
     spec.resume = options.resume;
     spec.follow = options.follow;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/source_options.hpp"
+#include "cli/throttle_flags.hpp"
 
 namespace rowpump::cli {
 
@@ -32,6 +33,7 @@ struct BackfillOptions {
     std::string due_column;
     double rate = 0;
     std::uint64_t high_water = 0;
+    ThrottleFlags throttle;
     std::size_t page_time_ms = 250;
     std::size_t max_page_size = 0;  // 0: not given
     std::string job_id;

@@ -34,17 +34,22 @@ void ProgressBar::update(const JobProgress& progress) {
     if (terminal_) {
         constexpr int width = 30;
         const int filled = static_cast<int>(fraction * width);
-        std::fprintf(stderr, "\r[%s%s] %5.1f%% %llu rows %.0f rows/s ETA %s ", std::string(filled, '#').c_str(),
+        // \033[K clears what a longer line before (a throttle's reason) left behind.
+        std::fprintf(stderr, "\r[%s%s] %5.1f%% %llu rows %.0f rows/s ETA %s%s%s\033[K", std::string(filled, '#').c_str(),
                      std::string(width - filled, '.').c_str(), fraction * 100,
-                     static_cast<unsigned long long>(progress.rows_written), rate, eta.c_str());
+                     static_cast<unsigned long long>(progress.rows_written), rate, eta.c_str(),
+                     progress.throttle.empty() ? "" : " | ", progress.throttle.c_str());
         drawn_ = true;
     } else {
+        // A line every 10 s, and one at once when the throttle starts or stops holding the copy.
         const auto now = std::chrono::steady_clock::now();
-        if (now - last_line_ < std::chrono::seconds(10)) return;
+        if (now - last_line_ < std::chrono::seconds(10) && progress.throttle == last_throttle_) return;
         last_line_ = now;
-        std::fprintf(stderr, "rowpump: progress: %llu of ~%llu rows (%.1f%%), %.0f rows/s, ETA %s\n",
+        last_throttle_ = progress.throttle;
+        std::fprintf(stderr, "rowpump: progress: %llu of ~%llu rows (%.1f%%), %.0f rows/s, ETA %s%s%s\n",
                      static_cast<unsigned long long>(progress.rows_written),
-                     static_cast<unsigned long long>(estimated), fraction * 100, rate, eta.c_str());
+                     static_cast<unsigned long long>(estimated), fraction * 100, rate, eta.c_str(),
+                     progress.throttle.empty() ? "" : "; ", progress.throttle.c_str());
     }
     std::fflush(stderr);
 }

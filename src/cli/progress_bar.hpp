@@ -2,6 +2,7 @@
 // Progress on stderr: a bar redrawn in place on a terminal, a plain line every few seconds otherwise
 // (logs and CI keep a readable history).
 #include <chrono>
+#include <string>
 
 #include "rowpump/job.hpp"
 
@@ -17,6 +18,7 @@ private:
     bool terminal_;
     bool drawn_ = false;
     std::chrono::steady_clock::time_point last_line_{};
+    std::string last_throttle_;
 };
 
 }  // namespace rowpump::cli

@@ -91,6 +91,9 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     command->add_option("--consumer", options.consumer,
                         "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed "
                         "predecessor held at once (default: <host>:<pid>)");
+    command->add_option("--http", options.http,
+                        "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, "
+                        "in flight, durations");
     command->add_flag("--until-empty", options.until_empty,
                       "Stop (exit 0) once no task is ready, held or waiting out a retry delay: failed tasks are "
                       "waited for (sleeping until the next is due) and run again. Tasks delayed by their producer "

@@ -33,6 +33,7 @@ struct QueueOptions {
     double poll_seconds = 0.1;              // Redis, priority lists: see RedisQueueOptions::poll_interval
     std::string consumer;                   // Redis: consumer name prefix (threads add :<n>)
     bool until_empty = false;
+    std::string http;  // HOST:PORT of /metrics; empty: none
 
     // purge
     double older_than_seconds = 86400;

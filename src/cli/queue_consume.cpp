@@ -15,7 +15,10 @@
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
+#include "http/http_server.hpp"
 #include "log.hpp"
+#include "metrics/consumer_metrics.hpp"
+#include "metrics/prometheus_text.hpp"
 
 namespace rowpump::cli {
 
@@ -38,6 +41,7 @@ struct Shared {
     std::atomic<std::uint64_t> acked{0}, retried{0}, dead{0}, stale{0}, released{0};
     // --until-empty: delayed tasks not due yet, as the last worker to finish saw them.
     std::atomic<std::uint64_t> left_delayed{0};
+    metrics::ConsumerMetrics metrics;  // for --http
     std::mutex error_mutex;
     std::exception_ptr first_error;
 
@@ -60,26 +64,37 @@ std::vector<std::string> task_environment(const QueueOptions& options, const Tas
 
 void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
     consumer.keep_alive();
+    shared.metrics.started();
+    struct InFlight {  // until the task is handled, or handling it threw
+        metrics::ConsumerMetrics& metrics;
+        ~InFlight() { metrics.ended(); }
+    } in_flight{shared.metrics};
+    const auto started = std::chrono::steady_clock::now();
     const CommandResult result = run_task_command(shared.options.exec, task.payload, task_environment(shared.options, task),
                                              keep_alive_tick, [&] { consumer.keep_alive(); });
+    shared.metrics.took(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     try {
         if (result.succeeded) {
             consumer.ack(task);
             ++shared.acked;
+            shared.metrics.count(metrics::TaskOutcome::processed);
             return;
         }
         log().debug("{} that failed has the payload {}", consumer.describe(task), task.payload);
         if (consumer.fail(task, result.failure) == FailOutcome::dead) {
             ++shared.dead;
+            shared.metrics.count(metrics::TaskOutcome::dead);
             log().error("{} failed ({}): attempt {} of {}, now dead", consumer.describe(task), result.failure,
                         task.attempts + 1, shared.options.max_attempts);
         } else {
             ++shared.retried;
+            shared.metrics.count(metrics::TaskOutcome::retried);
             log().warn("{} failed ({}): attempt {} of {}, will retry", consumer.describe(task), result.failure,
                        task.attempts + 1, shared.options.max_attempts);
         }
     } catch (const StaleClaim& error) {
         ++shared.stale;
+        shared.metrics.count(metrics::TaskOutcome::stale);
         log().warn("{}: {}", consumer.describe(task), error.what());
     }
 }
@@ -156,6 +171,16 @@ int run_queue_consume(const QueueOptions& options) {
         names.push_back(consumers.back()->name());
     }
     auto maintainer = open_maintainer(source, options, names);
+    std::unique_ptr<http::Server> endpoint;
+    if (!options.http.empty())
+        endpoint = std::make_unique<http::Server>(
+            options.http,
+            [&shared](const http::Request& request) -> http::Response {
+                if (request.method == "GET" && request.path == "/metrics")
+                    return {200, metrics::PrometheusText::content_type, shared.metrics.page(shared.options.queue)};
+                return {404, "text/plain", "GET /metrics only\n"};
+            },
+            "consumer metrics (/metrics)");
     log().info("consuming queue {} from {}: {} worker(s), batch {}{}", options.queue, source.redacted,
                options.concurrency, options.batch, options.until_empty ? ", until it is empty" : "");
 

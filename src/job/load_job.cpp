@@ -47,6 +47,14 @@
 //   limits:
 //     rate: 10000                    # rows/s over all workers, optional
 //     high_water: 100000             # optional
+//   throttle:                        # optional; docs/throttling.md
+//     replicas: [mysql://rowpump@127.0.0.1:3408/rowpump]   # a list, or one URL
+//     max_lag: 1.5                   # seconds (default 1.5)
+//     lag_query: "SELECT ..."        # optional; replaces the heartbeat on every replica
+//     max_load: Threads_running=25   # VAR=N[,VAR=N], or a map {Threads_running: 25}
+//     critical_load: Threads_running=200
+//     pause_file: /tmp/pause-orders
+//     http: 127.0.0.1:8080
 //   lease_timeout: 60                # seconds, optional
 //   follow: false                    # also read rows added above the key's maximum at the start
 //
@@ -87,7 +95,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     origin.overrides = job::apply_overrides(root, overrides, path);
 
     const job::Section job = job::Field(origin, root, "").section(
-        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow"});
+        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow", "throttle"});
     JobSpec spec;
     if (auto job_id = job.optional("job_id")) spec.job_id = job_id->text();
     job::read_source(job.required("source", "what to read: source: {mysql: URL, table: NAME}"), spec);
@@ -95,6 +103,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     if (auto workers = job.optional("workers")) spec.workers = workers->whole(1, 256);
     job::read_sink(job.required("sink", "where rows go: sink: {uri: URI, queue: NAME}"), spec);
     if (auto limits = job.optional("limits")) read_limits(*limits, spec);
+    if (auto throttle = job.optional("throttle")) job::read_throttle(*throttle, spec.throttle);
     if (auto lease_timeout = job.optional("lease_timeout"))
         spec.lease_timeout = std::chrono::seconds(lease_timeout->whole(1, 86'400));
     if (auto follow = job.optional("follow")) spec.follow = follow->choice({"true", "false"}) == "true";

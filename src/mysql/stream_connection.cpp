@@ -44,6 +44,10 @@ StreamConnection::~StreamConnection() = default;
 StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
+void StreamConnection::keep_alive() {
+    if (session_) mysql_ping(session_->handle);
+}
+
 void StreamConnection::open() {
     if (pinned_)
         throw Error("the session of a --consistent-snapshot reader of " + options_.redacted() +

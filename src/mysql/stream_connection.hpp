@@ -62,6 +62,9 @@ public:
     // table as it was now. From here on the session is pinned: its snapshot dies with it, so a failure
     // that retrying() would answer with a new session is final instead, and says why.
     void start_consistent_snapshot();
+    // A ping, so that an idle session (a paused copy) is not closed by the server's wait_timeout; a
+    // session that is gone already is reopened by the next page, as after any loss.
+    void keep_alive();
 
 private:
     struct Session;

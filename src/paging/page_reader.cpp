@@ -198,6 +198,8 @@ const std::optional<KeyValue>& PageReader::position() const { return impl_->posi
 const KeyRange& PageReader::range() const { return impl_->range; }
 void PageReader::set_upper_bound(std::optional<KeyValue> hi) { impl_->range.hi = std::move(hi); }
 std::string PageReader::next_page_sql() const { return impl_->page_query(impl_->sizer.size()).sql; }
+void PageReader::keep_alive() { impl_->connection.keep_alive(); }
+
 std::size_t PageReader::page_size() const { return impl_->sizer.size(); }
 
 }  // namespace rowpump

@@ -79,6 +79,7 @@ private:
         PageReader reader(context_.spec.mysql, context_.plan, range.range, range.last_key);
         std::uint64_t rows_read = 0;
         PipelineHooks hooks;
+        hooks.between_pages = [&] { context_.gate.between_pages(context_.stop, [&] { reader.keep_alive(); }); };
         hooks.on_read = [&](std::size_t rows) { rows_read += rows; };
         hooks.write = [&](const EncodedPage& page) {
             context_.rate.acquire(page.messages.size(), context_.stop);

@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "metrics/run_counters.hpp"
 #include "run/page_queue.hpp"
 
 #include "rowpump/error.hpp"
@@ -51,7 +52,9 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
             while (auto page = queue.pop()) {
                 encoder.encode(*page, encoded);
                 try {
-                    if (!hooks.write(encoded)) {
+                    if (hooks.write(encoded)) {
+                        metrics::run_counters().page_written(encoded.messages.size());
+                    } else {
                         refused.store(true);
                         queue.abandon();
                     }
@@ -70,12 +73,14 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
     try {
         while (!stop.load() && !refused.load()) {
             if (hooks.between_pages) hooks.between_pages();
+            if (stop.load()) break;  // the stop came while the worker waited there (a throttled copy)
             auto page = reader.next_page();
             if (!page) {
                 end = StreamEnd::exhausted;
                 break;
             }
             if (hooks.on_read) hooks.on_read(page->row_count());
+            metrics::run_counters().page_read(page->row_count());
             if (!queue.push(std::move(*page))) break;
         }
     } catch (...) {

@@ -50,6 +50,7 @@ private:
                                               : PageReader(context_.spec.mysql, context_.plan, shared.range);
         PipelineHooks hooks;
         hooks.between_pages = [&] {
+            context_.gate.between_pages(context_.stop, [&] { reader.keep_alive(); sink_->keep_alive(); });
             if (shared.split_requested.exchange(false)) split(index, shared, reader);
         };
         hooks.on_read = [&](std::size_t rows) { shared.rows_read += rows; };

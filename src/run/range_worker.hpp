@@ -8,6 +8,7 @@
 #include "run/range_board.hpp"
 #include "run/snapshot_sessions.hpp"
 #include "run/throttle.hpp"
+#include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
 
@@ -18,6 +19,7 @@ struct WorkerContext {
     RateLimiter& rate;
     const std::atomic<bool>& stop;
     SnapshotSessions* snapshot;  // --consistent-snapshot: each board worker reads through one of these
+    ThrottleGate& gate;
 };
 
 // Waits while the sink holds more than high_water ready tasks (0: never waits).

@@ -17,6 +17,7 @@
 #include "rowpump/job.hpp"
 #include "run/job_worker.hpp"
 #include "run/range_worker.hpp"
+#include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
 
@@ -166,6 +167,7 @@ struct Prepared {
     std::unique_ptr<Router> router;
     JobSpec spec;  // with the sink's priority lists filled in
     std::unique_ptr<RowEncoder> encoder;
+    std::unique_ptr<ThrottleGate> gate;  // also with no throttle: then it is always open
 };
 
 Prepared prepare(const JobSpec& spec) {
@@ -184,6 +186,7 @@ Prepared prepare(const JobSpec& spec) {
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
     prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);
+    prepared.gate = std::make_unique<ThrottleGate>(spec.throttle, spec.mysql, spec.rate);
     return prepared;
 }
 
@@ -193,18 +196,21 @@ JobSummary run_board(const Prepared& prepared, const JobControl& control, std::s
     std::atomic<bool> halt{false};
     // OFFSET pages count from the range start, so an OFFSET range cannot be split while it is read.
     RangeBoard board(partitions, prepared.plan->spec.strategy != PagingStrategy::offset, halt);
-    RateLimiter rate(prepared.spec.rate);
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
     // Taken after planning: the ranges cover every key, and the last one is open above, so the workers
     // read exactly the snapshot's rows however the table changed in between.
     std::optional<SnapshotSessions> snapshot;
     if (prepared.spec.consistent_snapshot)
         snapshot.emplace(open_snapshot_sessions(prepared.spec.mysql, *prepared.plan, workers));
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt, snapshot ? &*snapshot : nullptr};
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(),
+                                halt, snapshot ? &*snapshot : nullptr, *prepared.gate};
     double seconds = 0;
     {
         Watcher watcher(control, halt, [&] { return board.rows_written(); }, partitions.estimated_rows,
                         [&] { board.wake_all(); });
+        const auto pass = prepared.gate->attach(halt, [&] { board.wake_all(); }, [&] {
+            return RunView{{board.rows_written(), partitions.estimated_rows, watcher.seconds()}, board.summary().ranges};
+        });
         run_workers(workers, halt, [&] { board.wake_all(); }, [&] { run_board_worker(context, board); });
         seconds = watcher.seconds();
     }
@@ -293,9 +299,8 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     std::atomic<bool> halt{false};
     std::mutex store_mutex;
     LedgerReport report;
-    RateLimiter rate(prepared.spec.rate);
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, rate, halt, nullptr};
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(), halt, nullptr, *prepared.gate};
     // Progress counts the whole job: what earlier runs and other processes wrote is read from the store,
     // when no worker is using its connection; in between, this process's own rows move it on.
     std::uint64_t job_rows_seen = before.rows_written;
@@ -313,8 +318,23 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
         }
         return job_rows_seen + (report.rows_written() - own_rows_then);
     };
+    // /status: the job's ranges as the store last showed them (read when no worker uses its connection).
+    std::vector<RangeSummary> job_ranges;
+    const auto job_view = [&](double seconds) {
+        if (std::unique_lock lock(store_mutex, std::try_to_lock); lock.owns_lock()) {
+            try {
+                job_ranges = report.summarize(store->state());
+            } catch (const Error& error) {
+                log().debug("status: cannot read the job's state: {}", error.what());
+            }
+        }
+        RunView view{{0, before.estimated_rows, seconds, before.rows_written}, job_ranges};
+        for (const auto& range : job_ranges) view.progress.rows_written += range.rows_written;
+        return view;
+    };
     {
         Watcher watcher(control, halt, job_rows_written, before.estimated_rows, nullptr, before.rows_written);
+        const auto pass = prepared.gate->attach(halt, nullptr, [&] { return job_view(watcher.seconds()); });
         run_workers(workers, halt, nullptr, [&] { run_job_worker(context, *store, store_mutex, report); });
         summary.seconds = watcher.seconds();
     }
@@ -333,8 +353,14 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
 JobSummary run_job(const JobSpec& spec, const JobControl& control) {
     const Prepared prepared = prepare(spec);
     const std::size_t workers = worker_count(spec);
-    JobSummary summary = spec.job_id.empty() ? run_without_job_id(prepared, control, workers)
-                                             : run_with_job_id(prepared, control, workers);
+    JobControl shown = control;  // progress also says when and why reading is held
+    if (control.on_progress)
+        shown.on_progress = [&](JobProgress progress) {
+            progress.throttle = prepared.gate->describe();
+            control.on_progress(progress);
+        };
+    JobSummary summary = spec.job_id.empty() ? run_without_job_id(prepared, shown, workers)
+                                             : run_with_job_id(prepared, shown, workers);
     if (control.on_progress)
         control.on_progress({spec.job_id.empty() ? summary.rows_written : summary.job_rows_written,
                              summary.estimated_rows, summary.seconds, summary.rows_done_before});

@@ -29,6 +29,8 @@ public:
         connection_.retrying([&] { insert_batch(batch); });
     }
 
+    void keep_alive() override { connection_.alive(); }
+
     std::optional<std::uint64_t> ready_count() override {
         return connection_.retrying([this] {
             auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(table_) +

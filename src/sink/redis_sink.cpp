@@ -43,6 +43,14 @@ public:
         connection_.retrying(retry_budget_, [this] { send(); });
     }
 
+    void keep_alive() override {
+        try {
+            connection_.command({"PING"});
+        } catch (const Error&) {
+            // The next write reconnects, within its retry budget.
+        }
+    }
+
     std::optional<std::uint64_t> ready_count() override {
         return connection_.retrying(retry_budget_, [this] {
             for (const std::string& key : plan_.ready_keys()) connection_.append({"LLEN", key});

@@ -171,7 +171,7 @@ TEST_F(JobYamlTest, UnknownKeyWithoutNearMissListsTheKeys) {
     TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nextra_stuff: 1\n");
     expect_error_at(job.path(), 6, 1,
                     "unknown key 'extra_stuff' in the job file; expected one of: job_id, source, partitions, "
-                    "workers, sink, limits, lease_timeout, follow");
+                    "workers, sink, limits, lease_timeout, follow, throttle");
 }
 
 TEST_F(JobYamlTest, UnknownTopLevelKeySuggests) {

@@ -1,0 +1,32 @@
+#pragma once
+// What `rowpump queue consume` did, for its /metrics (--http): tasks by outcome, tasks running now, and
+// how long each task's command took.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "metrics/histogram.hpp"
+
+namespace rowpump::metrics {
+
+enum class TaskOutcome { processed, retried, dead, stale };
+
+class ConsumerMetrics {
+public:
+    ConsumerMetrics();
+    // A task's command starts; ends when the task is handled (or handling it failed).
+    void started() { in_flight_.fetch_add(1); }
+    void ended() { in_flight_.fetch_sub(1); }
+    void took(double seconds) { duration_.observe(seconds); }
+    void count(TaskOutcome outcome);
+    // The Prometheus text page; `queue` labels every sample.
+    std::string page(const std::string& queue) const;
+
+private:
+    std::atomic<std::int64_t> in_flight_{0};
+    std::atomic<std::uint64_t> processed_{0}, failed_{0}, retried_{0}, dead_{0}, stale_{0};
+    Histogram duration_;
+};
+
+}  // namespace rowpump::metrics

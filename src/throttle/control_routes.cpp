@@ -1,0 +1,214 @@
+#include "throttle/control_routes.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cmath>
+
+#include "metrics/prometheus_text.hpp"
+#include "metrics/run_counters.hpp"
+#include "throttle/throttle_gate.hpp"
+
+namespace rowpump::throttle {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void optional_number(Writer& json, const std::optional<double>& value) {
+    if (value && std::isfinite(*value)) json.Double(*value);
+    else json.Null();
+}
+
+void key_text(Writer& json, const std::optional<KeyValue>& key) {
+    if (key) json.String(to_string(*key));
+    else json.Null();
+}
+
+// This run's rate (rows it wrote, not earlier runs') and the time left at that rate.
+struct Pace {
+    double rate = 0;
+    std::optional<double> eta_seconds;
+};
+
+Pace pace(const JobProgress& progress) {
+    Pace out;
+    const std::uint64_t this_run = progress.rows_written - std::min(progress.rows_written, progress.rows_done_before);
+    if (progress.seconds > 0) out.rate = static_cast<double>(this_run) / progress.seconds;
+    const std::uint64_t total = std::max(progress.estimated_rows, progress.rows_written);
+    if (out.rate > 0) out.eta_seconds = static_cast<double>(total - progress.rows_written) / out.rate;
+    return out;
+}
+
+http::Response status(ThrottleGate& gate) {
+    const GateView view = gate.view();
+    rapidjson::StringBuffer buffer;
+    Writer json(buffer);
+    json.StartObject();
+    json.Key("state");
+    json.String(to_string(view.state));
+    json.Key("reason");
+    json.String(view.reason);
+    json.Key("rate_limit");
+    json.Double(view.rate_limit);
+    json.Key("max_lag_seconds");
+    json.Double(view.max_lag_seconds);
+    if (view.run) {
+        const Pace run_pace = pace(view.run->progress);
+        json.Key("rows_written");
+        json.Uint64(view.run->progress.rows_written);
+        json.Key("rows_estimated");
+        json.Uint64(view.run->progress.estimated_rows);
+        json.Key("rate");
+        json.Double(run_pace.rate);
+        json.Key("eta_seconds");
+        optional_number(json, run_pace.eta_seconds);
+        json.Key("seconds");
+        json.Double(view.run->progress.seconds);
+    }
+    json.Key("held_seconds");
+    json.StartObject();
+    for (const auto& [reason, seconds] : view.held_seconds) {
+        json.Key(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
+        json.Double(seconds);
+    }
+    json.EndObject();
+    json.Key("replicas");
+    json.StartArray();
+    for (const auto& replica : view.replicas) {
+        json.StartObject();
+        json.Key("replica");
+        json.String(replica.name);
+        json.Key("lag_seconds");
+        optional_number(json, replica.lag_seconds);
+        json.Key("lagging");
+        json.Bool(replica.lagging);
+        json.Key("problem");
+        json.String(replica.problem);
+        json.EndObject();
+    }
+    json.EndArray();
+    json.Key("ranges");
+    json.StartArray();
+    if (view.run) {
+        for (std::size_t i = 0; i < view.run->ranges.size(); ++i) {
+            const RangeSummary& range = view.run->ranges[i];
+            json.StartObject();
+            json.Key("range");
+            json.Uint64(i);
+            json.Key("lo");
+            key_text(json, range.range.lo);
+            json.Key("hi");
+            key_text(json, range.range.hi);
+            json.Key("last_key");
+            key_text(json, range.last_written);
+            json.Key("rows_written");
+            json.Uint64(range.rows_written);
+            json.Key("estimated_rows");
+            json.Uint64(range.estimated_rows);
+            json.Key("state");
+            json.String(range.finished ? "done" : "pending");
+            json.EndObject();
+        }
+    }
+    json.EndArray();
+    json.EndObject();
+    return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()) + "\n"};
+}
+
+http::Response metrics_page(ThrottleGate& gate) {
+    const GateView view = gate.view();
+    const auto& counters = metrics::run_counters();
+    metrics::PrometheusText page;
+    const auto counter = [&](const char* name, const char* help, const std::atomic<std::uint64_t>& value) {
+        page.family(name, "counter", help);
+        page.sample(name, static_cast<double>(value.load()));
+    };
+    counter("rowpump_rows_read_total", "Rows read from the source table.", counters.rows_read);
+    counter("rowpump_rows_written_total", "Rows written to the sink.", counters.rows_written);
+    counter("rowpump_pages_read_total", "Pages read from the source table.", counters.pages_read);
+    counter("rowpump_pages_written_total", "Pages written to the sink.", counters.pages_written);
+    counter("rowpump_retries_total", "Transient MySQL and Redis failures that were retried.", counters.retries);
+
+    page.family("rowpump_throttled_seconds_total", "counter", "Seconds reading was held, by reason.");
+    for (const char* reason : {"replica_lag", "load", "pause_file", "paused"}) {
+        const auto held = view.held_seconds.find(reason);
+        page.sample("rowpump_throttled_seconds_total", held == view.held_seconds.end() ? 0 : held->second,
+                    {{"reason", reason}});
+    }
+    page.family("rowpump_state", "gauge", "1 for the state the run is in: running, paused, throttled, stopping.");
+    for (const GateState state : {GateState::running, GateState::paused, GateState::throttled, GateState::stopping})
+        page.sample("rowpump_state", state == view.state ? 1 : 0, {{"state", to_string(state)}});
+
+    page.family("rowpump_replica_lag_seconds", "gauge", "Each replica's lag; NaN when it cannot tell.");
+    for (const auto& replica : view.replicas)
+        page.sample("rowpump_replica_lag_seconds", replica.lag_seconds ? *replica.lag_seconds : std::nan(""),
+                    {{"replica", replica.name}});
+    page.family("rowpump_replica_lagging", "gauge", "1 while a replica holds reading (over --max-lag or unknown).");
+    for (const auto& replica : view.replicas)
+        page.sample("rowpump_replica_lagging", replica.lagging ? 1 : 0, {{"replica", replica.name}});
+    page.family("rowpump_max_lag_seconds", "gauge", "The replica lag above which reading pauses.");
+    page.sample("rowpump_max_lag_seconds", view.max_lag_seconds);
+    page.family("rowpump_rate_limit_rows_per_second", "gauge", "The rate cap; 0: none.");
+    page.sample("rowpump_rate_limit_rows_per_second", view.rate_limit);
+
+    std::size_t done = 0;
+    std::size_t pending = 0;
+    if (view.run)
+        for (const auto& range : view.run->ranges) (range.finished ? done : pending) += 1;
+    page.family("rowpump_ranges", "gauge", "Key ranges of the run, by state.");
+    page.sample("rowpump_ranges", static_cast<double>(done), {{"state", "done"}});
+    page.sample("rowpump_ranges", static_cast<double>(pending), {{"state", "pending"}});
+    if (view.run) {
+        page.family("rowpump_rows_estimated", "gauge", "Rows the run's plan expects.");
+        page.sample("rowpump_rows_estimated", static_cast<double>(view.run->progress.estimated_rows));
+    }
+    return {200, metrics::PrometheusText::content_type, page.text()};
+}
+
+std::optional<double> number_parameter(const http::Request& request) {
+    const auto value = request.query.find("value");
+    if (value == request.query.end()) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const double number = std::stod(value->second, &used);
+        if (used != value->second.size() || !std::isfinite(number) || number < 0) return std::nullopt;
+        return number;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+http::Response text(int code, const std::string& body) { return {code, "text/plain", body + "\n"}; }
+
+}  // namespace
+
+http::Response handle_control(ThrottleGate& gate, const http::Request& request) {
+    const bool get = request.method == "GET";
+    const bool post = request.method == "POST";
+    if (request.path == "/status" && get) return status(gate);
+    if (request.path == "/metrics" && get) return metrics_page(gate);
+    if (request.path == "/pause" && post) {
+        gate.pause();
+        return text(200, "paused");
+    }
+    if (request.path == "/resume" && post) {
+        gate.resume();
+        return text(200, "resumed");
+    }
+    if ((request.path == "/rate" || request.path == "/max-lag") && post) {
+        const auto value = number_parameter(request);
+        if (!value) return text(400, request.path + " needs ?value=N, a number >= 0");
+        if (request.path == "/rate") {
+            gate.set_rate(*value);
+            return text(200, *value > 0 ? "rate " + std::to_string(*value) + " rows/s" : "rate: no cap");
+        }
+        if (*value <= 0) return text(400, "/max-lag needs a value above 0 seconds");
+        gate.set_max_lag(*value);
+        return text(200, "max lag " + std::to_string(*value) + " s");
+    }
+    return text(404, "no such endpoint: " + request.method + " " + request.path +
+                         " (GET /status, GET /metrics, POST /pause, /resume, /rate?value=N, /max-lag?value=S)");
+}
+
+}  // namespace rowpump::throttle

@@ -1,0 +1,245 @@
+#include "throttle/throttle_gate.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "http/http_server.hpp"
+#include "log.hpp"
+#include "throttle/control_routes.hpp"
+#include "throttle/heartbeat.hpp"
+#include "throttle/replica_lag.hpp"
+#include "throttle/server_load.hpp"
+
+namespace rowpump {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// The heartbeat's interval, and with it how often everything is looked at: gh-ost's default heartbeat.
+constexpr auto look_interval = std::chrono::milliseconds(100);
+// How often a held worker pings its connections: far below any wait_timeout, and a ping costs nothing.
+constexpr auto keep_alive_interval = std::chrono::seconds(1);
+// A critical load must still be there this long after it was first seen: one spike does not stop a run.
+constexpr auto critical_recheck = std::chrono::seconds(1);
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return text;
+}
+
+}  // namespace
+
+std::string to_string(GateState state) {
+    switch (state) {
+        case GateState::running: return "running";
+        case GateState::paused: return "paused";
+        case GateState::throttled: return "throttled";
+        case GateState::stopping: return "stopping";
+    }
+    return "running";
+}
+
+ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate)
+    : spec_(spec), rate_(rate), max_lag_(std::chrono::duration<double>(spec.max_lag).count()) {
+    if (!spec_.any()) return;
+    if (spec_.max_lag.count() <= 0) throw UsageError("--max-lag must be more than 0 seconds");
+    if (!spec_.replicas.empty() && spec_.lag_query.empty())
+        heartbeat_ = std::make_unique<throttle::HeartbeatWriter>(primary);
+    for (MySqlOptions replica : spec_.replicas) {
+        // Replicas usually share the primary's accounts: a URL without a password (and none in the
+        // environment) uses the source's, so that no password need be on the command line.
+        if (replica.password.empty() && replica.user == primary.user) replica.password = primary.password;
+        replicas_.push_back(std::make_unique<throttle::ReplicaProbe>(replica, spec_.lag_query));
+    }
+    load_ = std::make_unique<throttle::LoadProbe>(primary, spec_.max_load, spec_.critical_load);
+    look();
+    watcher_ = std::thread([this] { watch(); });
+    if (!spec_.http.empty())
+        http_ = std::make_unique<http::Server>(
+            spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); },
+            "status and control (/status, /metrics, POST /pause, /resume, /rate, /max-lag)");
+}
+
+ThrottleGate::~ThrottleGate() {
+    http_.reset();
+    {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+    }
+    changed_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+}
+
+void ThrottleGate::wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive) {
+    auto next_ping = clock::now() + keep_alive_interval;
+    std::unique_lock lock(mutex_);
+    // The stop flag is set without the mutex (a signal, another worker's failure): look at it often.
+    while (!open_.load() && !stop.load()) {
+        changed_.wait_for(lock, look_interval);
+        if (clock::now() < next_ping) continue;
+        lock.unlock();
+        keep_alive();
+        next_ping = clock::now() + keep_alive_interval;
+        lock.lock();
+    }
+}
+
+std::unique_ptr<ThrottleGate::Pass> ThrottleGate::attach(std::atomic<bool>& halt, std::function<void()> wake,
+                                                         std::function<RunView()> view) {
+    std::lock_guard view_lock(view_mutex_);
+    std::lock_guard lock(mutex_);
+    halt_ = &halt;
+    wake_ = std::move(wake);
+    run_view_ = std::move(view);
+    return std::make_unique<Pass>(*this);
+}
+
+void ThrottleGate::detach() {
+    std::lock_guard view_lock(view_mutex_);
+    std::lock_guard lock(mutex_);
+    halt_ = nullptr;
+    wake_ = nullptr;
+    run_view_ = nullptr;
+}
+
+void ThrottleGate::pause() {
+    paused_.store(true);
+    look();
+}
+
+void ThrottleGate::resume() {
+    paused_.store(false);
+    look();
+}
+
+void ThrottleGate::set_max_lag(double seconds) {
+    max_lag_.store(seconds);
+    look();
+}
+
+void ThrottleGate::watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+        lock.unlock();
+        if (heartbeat_) heartbeat_->beat();
+        look();
+        lock.lock();
+        changed_.wait_for(lock, look_interval, [this] { return done_; });
+    }
+}
+
+void ThrottleGate::look() {
+    // The looks run without mutex_: a slow replica must not hold up /status or a worker's wait.
+    std::lock_guard look_lock(look_mutex_);
+    const double max_lag = max_lag_.load();
+    std::vector<ReplicaView> replicas;
+    std::string lag_reason;
+    for (auto& probe : replicas_) {
+        const throttle::LagReading reading = probe->read(heartbeat_ ? heartbeat_->database() : std::string());
+        ReplicaView view{probe->name(), reading.seconds, reading.problem, reading.lagging(max_lag)};
+        if (view.lagging && lag_reason.empty())
+            lag_reason = "replica " + view.name + " " +
+                         (!reading.problem.empty() ? reading.problem
+                          : reading.seconds        ? "lag " + seconds_text(*reading.seconds) + " > " + seconds_text(max_lag)
+                                                   : "lag unknown");
+        replicas.push_back(std::move(view));
+    }
+    throttle::LoadReading load;
+    throttle::LoadReading critical;
+    if (load_) load_->read(load, critical);
+    std::error_code error;
+    const bool pause_file = !spec_.pause_file.empty() && std::filesystem::exists(spec_.pause_file, error);
+
+    std::lock_guard lock(mutex_);
+    const auto now = clock::now();
+    note_critical(critical.over, now);
+    GateState state = GateState::running;
+    std::string reason;
+    std::vector<std::string> holding;
+    if (paused_.load()) holding.push_back("paused");
+    if (pause_file) holding.push_back("pause_file");
+    if (!lag_reason.empty()) holding.push_back("replica_lag");
+    if (load.over) holding.push_back("load");
+    if (!critical_stop_.empty() || (halt_ && halt_->load())) {
+        state = GateState::stopping;
+        reason = critical_stop_.empty() ? "stop requested" : critical_stop_;
+    } else if (paused_.load()) {
+        state = GateState::paused;
+        reason = "paused over HTTP (POST /resume goes on)";
+    } else if (pause_file) {
+        state = GateState::paused;
+        reason = "pause file " + spec_.pause_file + " exists";
+    } else if (!lag_reason.empty()) {
+        state = GateState::throttled;
+        reason = lag_reason;
+    } else if (load.over) {
+        state = GateState::throttled;
+        reason = "load " + *load.over;
+    }
+    if (last_look_ != clock::time_point{}) {
+        const double elapsed = std::chrono::duration<double>(now - last_look_).count();
+        if (state != GateState::stopping)
+            for (const auto& name : holding) held_seconds_[name] += elapsed;
+    }
+    last_look_ = now;
+    if (state != state_ || reason != reason_) {
+        if (state == GateState::running)
+            log().info("reading goes on ({} before)", reason_);
+        else if (state != GateState::stopping)
+            log().info("reading pauses between pages: {}", reason);
+    }
+    state_ = state;
+    reason_ = reason;
+    replica_views_ = std::move(replicas);
+    const bool open = state == GateState::running || state == GateState::stopping;
+    if (open != open_.load()) {
+        open_.store(open, std::memory_order_release);
+        changed_.notify_all();
+    }
+}
+
+void ThrottleGate::note_critical(const std::optional<std::string>& over, clock::time_point now) {
+    if (!over) {
+        critical_since_.reset();
+        return;
+    }
+    if (!critical_stop_.empty() || !halt_) return;
+    if (!critical_since_) {
+        critical_since_ = now;
+        log().warn("critical load {}: looking again in {} s", *over, critical_recheck.count());
+        return;
+    }
+    if (now - *critical_since_ < critical_recheck) return;
+    critical_stop_ = "critical load " + *over;
+    log().error("{} (still, {} s after it was first seen): stopping; with --job-id, run the same command again to "
+                "resume",
+                critical_stop_, critical_recheck.count());
+    halt_->store(true);
+    if (wake_) wake_();
+}
+
+GateView ThrottleGate::view() {
+    std::lock_guard view_lock(view_mutex_);
+    GateView view;
+    {
+        std::lock_guard lock(mutex_);
+        view.state = state_;
+        view.reason = reason_;
+        view.replicas = replica_views_;
+        view.held_seconds = held_seconds_;
+    }
+    view.rate_limit = rate_.rate();
+    view.max_lag_seconds = max_lag_.load();
+    if (run_view_) view.run = run_view_();
+    return view;
+}
+
+std::string ThrottleGate::describe() const {
+    std::lock_guard lock(mutex_);
+    if (state_ == GateState::running) return "";
+    return to_string(state_) + ": " + reason_;
+}
+
+}  // namespace rowpump

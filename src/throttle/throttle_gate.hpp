@@ -1,0 +1,140 @@
+#pragma once
+// The one place a copy asks whether it may read its next page. A thread of its own keeps the heartbeat
+// on the primary, looks at the replicas, the server's load and the pause file every 100 ms, and opens or
+// closes the gate; workers only read an atomic while it is open. It also holds the rate cap, the manual
+// pause and --max-lag that the HTTP endpoint changes, and what /status and /metrics show.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rowpump/job.hpp"
+#include "rowpump/throttle.hpp"
+#include "run/throttle.hpp"
+
+namespace rowpump {
+
+namespace http {
+class Server;
+}
+
+namespace throttle {
+class HeartbeatWriter;
+class ReplicaProbe;
+class LoadProbe;
+}  // namespace throttle
+
+enum class GateState { running, paused, throttled, stopping };
+std::string to_string(GateState state);
+
+// What a pass of the run shows: the progress and its ranges, as /status reports them.
+struct RunView {
+    JobProgress progress;
+    std::vector<RangeSummary> ranges;
+};
+
+struct ReplicaView {
+    std::string name;
+    std::optional<double> lag_seconds;
+    std::string problem;
+    bool lagging = false;
+};
+
+struct GateView {
+    GateState state = GateState::running;
+    std::string reason;  // why it is not running; empty while it is
+    std::vector<ReplicaView> replicas;
+    std::map<std::string, double> held_seconds;  // by reason: replica_lag, load, pause_file, paused
+    double rate_limit = 0;
+    double max_lag_seconds = 0;
+    std::optional<RunView> run;
+};
+
+class ThrottleGate {
+public:
+    // Connects to the replicas and the primary, makes the first look (so a pause file or a lagging replica
+    // holds the very first page), and starts the HTTP endpoint: everything a bad spec can fail on fails
+    // here, as a UsageError, before a row is read.
+    ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate);
+    ~ThrottleGate();
+    ThrottleGate(const ThrottleGate&) = delete;
+    ThrottleGate& operator=(const ThrottleGate&) = delete;
+
+    // Between two pages: returns at once while the gate is open, else when it opens or `stop` is set,
+    // calling `keep_alive` about once a second meanwhile (the worker's idle connections).
+    template <class KeepAlive>
+    void between_pages(const std::atomic<bool>& stop, KeepAlive&& keep_alive) {
+        if (!open_.load(std::memory_order_acquire)) wait_until_open(stop, keep_alive);
+    }
+
+    RateLimiter& rate() { return rate_; }
+
+    // A pass of the run, while the returned handle lives: a critical load sets `halt` and calls `wake`
+    // (idle workers wait elsewhere), and /status shows `view`.
+    class Pass {
+    public:
+        explicit Pass(ThrottleGate& gate) : gate_(&gate) {}
+        ~Pass() { gate_->detach(); }
+        Pass(const Pass&) = delete;
+        Pass& operator=(const Pass&) = delete;
+
+    private:
+        ThrottleGate* gate_;
+    };
+    [[nodiscard]] std::unique_ptr<Pass> attach(std::atomic<bool>& halt, std::function<void()> wake,
+                                               std::function<RunView()> view);
+
+    void pause();
+    void resume();
+    void set_max_lag(double seconds);
+    void set_rate(double rows_per_second) { rate_.set_rate(rows_per_second); }
+
+    GateView view();
+    // For progress lines: "throttled: replica 127.0.0.1:3307 lag 3.2 s > 1.5 s"; empty while running.
+    std::string describe() const;
+
+private:
+    void wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive);
+    void detach();
+    void watch();
+    void look();  // one look at everything; mutex_ not held
+    void note_critical(const std::optional<std::string>& over, std::chrono::steady_clock::time_point now);
+
+    ThrottleSpec spec_;
+    RateLimiter rate_;
+    std::atomic<bool> open_{true};
+    std::atomic<double> max_lag_;
+    std::atomic<bool> paused_{false};
+
+    std::unique_ptr<throttle::HeartbeatWriter> heartbeat_;
+    std::vector<std::unique_ptr<throttle::ReplicaProbe>> replicas_;
+    std::unique_ptr<throttle::LoadProbe> load_;
+
+    std::mutex look_mutex_;  // one look at a time: the probes' connections are not shared
+    std::mutex view_mutex_;  // held while run_view_ runs, so that a pass cannot end under it
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    GateState state_ = GateState::running;  // guarded by mutex_, as everything below
+    std::string reason_;
+    std::vector<ReplicaView> replica_views_;
+    std::map<std::string, double> held_seconds_;
+    std::chrono::steady_clock::time_point last_look_{};
+    std::optional<std::chrono::steady_clock::time_point> critical_since_;
+    std::string critical_stop_;  // non-empty once a critical load stopped the run
+    std::atomic<bool>* halt_ = nullptr;
+    std::function<void()> wake_;
+    std::function<RunView()> run_view_;
+    bool done_ = false;
+
+    std::thread watcher_;
+    std::unique_ptr<http::Server> http_;  // last: its handlers use everything above
+};
+
+}  // namespace rowpump

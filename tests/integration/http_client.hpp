@@ -1,0 +1,53 @@
+#pragma once
+// A minimal HTTP/1.1 client for the tests of rowpump's --http endpoint: one request per connection to
+// 127.0.0.1, the whole answer read until the server closes. Plain sockets: the HTTP library stays
+// behind its wall in src/http.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace rowpump::test {
+
+struct HttpAnswer {
+    int status = 0;  // 0: no answer
+    std::string body;
+};
+
+inline HttpAnswer http_request(int port, const std::string& method, const std::string& target) {
+    HttpAnswer answer;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return answer;
+    timeval timeout{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return answer;
+    }
+    const std::string request = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                                (method == "POST" ? "Content-Length: 0\r\n" : "") + "\r\n";
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+        ::close(fd);
+        return answer;
+    }
+    std::string reply;
+    char buffer[4096];
+    for (ssize_t got; (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) reply.append(buffer, static_cast<std::size_t>(got));
+    ::close(fd);
+    // "HTTP/1.1 200 OK\r\n...headers...\r\n\r\nbody"
+    const auto space = reply.find(' ');
+    const auto headers_end = reply.find("\r\n\r\n");
+    if (space == std::string::npos || headers_end == std::string::npos) return answer;
+    answer.status = std::atoi(reply.c_str() + space + 1);
+    answer.body = reply.substr(headers_end + 4);
+    return answer;
+}
+
+}  // namespace rowpump::test
