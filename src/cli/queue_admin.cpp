@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/queue_source.hpp"
+#include "metrics/prometheus_text.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "mysql/connection.hpp"
 #include "redis/queue_keys.hpp"
@@ -97,6 +98,44 @@ std::string stats_json(const QueueOptions& options, const QueueSource& source, c
     throw UsageError(std::string("queue ") + command + " is for MySQL queue tables: " + why);
 }
 
+// The depths in the Prometheus text format, under the names that the common exporters give the same
+// things, so that existing dashboards and alerts find them: Sidekiq's (sidekiq-prometheus-exporter:
+// sidekiq_queue_enqueued_jobs, sidekiq_queue_latency_seconds, sidekiq_scheduled_jobs, sidekiq_dead_jobs,
+// labelled name) and Celery's (celery-exporter: celery_queue_length, labelled queue_name); and every state
+// under rowpump's own name. A capped count is the cap: a gauge has no "or more".
+std::string stats_prometheus(const QueueOptions& options, const QueueStats& stats) {
+    metrics::PrometheusText page;
+    const metrics::Labels name{{"name", options.queue}};
+    const auto gauge = [&](const std::string& family, const std::string& help, double value,
+                           const metrics::Labels& labels) {
+        page.family(family, "gauge", help);
+        page.sample(family, value, labels);
+    };
+    gauge("sidekiq_queue_enqueued_jobs", "Tasks ready in the queue (rowpump: ready).", static_cast<double>(stats.ready), name);
+    gauge("sidekiq_queue_latency_seconds", "Seconds the oldest ready task has waited (0 when none is ready).",
+          stats.oldest_ready_seconds.value_or(0), name);
+    if (stats.delayed)
+        gauge("sidekiq_scheduled_jobs", "Tasks waiting for their due time (rowpump: delayed).",
+              static_cast<double>(*stats.delayed), name);
+    gauge("sidekiq_dead_jobs", "Tasks that ran out of attempts (rowpump: dead).", static_cast<double>(stats.dead), name);
+    gauge("celery_queue_length", "Tasks ready in the queue (rowpump: ready).", static_cast<double>(stats.ready),
+          {{"queue_name", options.queue}});
+    page.family("rowpump_queue_tasks", "gauge", "Tasks of the queue by state.");
+    const auto state = [&](const char* label, std::uint64_t value) {
+        page.sample("rowpump_queue_tasks", static_cast<double>(value), {{"queue", options.queue}, {"state", label}});
+    };
+    state("ready", stats.ready);
+    state("in_flight", stats.in_flight);
+    if (stats.delayed) state("delayed", *stats.delayed);
+    if (stats.done) state("done", *stats.done);
+    state("dead", stats.dead);
+    gauge("rowpump_queue_oldest_ready_seconds", "Seconds the oldest ready task has waited (0 when none is ready).",
+          stats.oldest_ready_seconds.value_or(0), {{"queue", options.queue}});
+    gauge("rowpump_queue_counts_capped", "1 when a count stopped at its limit (rerun with --exact).",
+          stats.capped ? 1 : 0, {{"queue", options.queue}});
+    return page.text();
+}
+
 }  // namespace
 
 int run_queue_init(const QueueOptions& options) {
@@ -123,7 +162,10 @@ int run_queue_stats(const QueueOptions& options) {
         stats = RedisQueue(*source.redis, redis_queue_options(options))
                     .stats(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
     }
-    const std::string text = options.json ? stats_json(options, source, stats) + "\n" : stats_text(options, source, stats);
+    const std::string format = options.json ? "json" : options.stats_format;
+    const std::string text = format == "json"         ? stats_json(options, source, stats) + "\n"
+                             : format == "prometheus" ? stats_prometheus(options, stats)
+                                                      : stats_text(options, source, stats);
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -109,6 +109,7 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
         "Examples:\n"
         "  rowpump queue init  --source mysql://app@127.0.0.1:3306/shop --queue jobs\n"
         "  rowpump queue stats --source redis://127.0.0.1:6379/0 --queue mail --json\n"
+        "  rowpump queue stats --source redis://127.0.0.1:6379/0 --queue mail --format prometheus\n"
         "  rowpump queue purge --source mysql://app@127.0.0.1:3306/shop --queue jobs --older-than 604800");
 
     auto* init = queue->add_subcommand("init", "Create the MySQL queue table (Redis needs nothing)");
@@ -116,7 +117,12 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
 
     auto* stats = queue->add_subcommand("stats", "Tasks by state, oldest waiting task, who holds what");
     add_queue_options(*stats, options);
-    stats->add_flag("--json", options.json, "Print JSON");
+    stats->add_flag("--json", options.json, "Print JSON (the same as --format json)");
+    stats->add_option("--format", options.stats_format,
+                      "text, json, or prometheus: the Prometheus text format, under the names Sidekiq's and Celery's "
+                      "exporters use (sidekiq_queue_enqueued_jobs, sidekiq_queue_latency_seconds, celery_queue_length, "
+                      "...) and rowpump_queue_tasks{state} for every state")
+        ->check(CLI::IsMember({"text", "json", "prometheus"}));
     stats->add_flag("--exact", options.exact, "MySQL: count every row (default: stop at 10 million per state)");
     stats->add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
                       "Redis: a consumer silent this many seconds is shown as expired")

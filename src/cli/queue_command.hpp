@@ -42,6 +42,7 @@ struct QueueOptions {
     std::uint64_t limit = 0;
     // stats
     bool json = false;
+    std::string stats_format = "text";  // queue stats --format: text, json or prometheus
     bool exact = false;  // count every row (default: stop counting at 10 million per status)
 };
 

@@ -1,7 +1,9 @@
 // `rowpump queue consume --http`: /metrics counts the tasks by outcome, those in flight and their
-// durations, and passes `promtool check metrics`.
+// durations, and passes `promtool check metrics`. `rowpump queue stats --format prometheus` prints the
+// depths under the names of Sidekiq's and Celery's exporters, and passes it too.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/http_client.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "mysql/queue_table.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -60,6 +63,52 @@ TEST_F(ConsumerMetricsTest, MetricsCountTasksByOutcomeAndPassPromtool) {
     EXPECT_EQ(http_request(port, "GET", "/status").status, 404);
     consumer.signal(SIGTERM);
     EXPECT_EQ(consumer.wait_for(20s), std::optional<int>(0)) << consumer.describe();
+}
+
+void expect_promtool_accepts(const std::string& text) {
+    const std::string page = temp_file("stats_page");
+    std::ofstream(page) << text;
+    const std::string report = temp_file("stats_promtool");
+    EXPECT_EQ(std::system(("promtool check metrics < " + page + " > " + report + " 2>&1").c_str()), 0)
+        << slurp(report) << "\n" << text;
+    std::remove(page.c_str());
+    std::remove(report.c_str());
+}
+
+TEST_F(ConsumerMetricsTest, StatsInPrometheusFormatUseTheExportersNamesAndPassPromtool) {
+    for (const char* payload : {"a", "b", "c"}) redis_->command({"RPUSH", queue_, payload});
+    redis_->command({"ZADD", queue_ + ":delayed", "99999999999999", "later"});
+    redis_->command({"RPUSH", queue_ + ":dead", "gone"});
+    const auto run = run_rowpump({"queue", "stats", "--source", redis_url_, "--queue", queue_, "--format", "prometheus"});
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    const std::string name = "{name=\"" + queue_ + "\"}";
+    for (const std::string& sample :
+         {"sidekiq_queue_enqueued_jobs" + name + " 3", "sidekiq_scheduled_jobs" + name + " 1",
+          "sidekiq_dead_jobs" + name + " 1", "celery_queue_length{queue_name=\"" + queue_ + "\"} 3",
+          "rowpump_queue_tasks{queue=\"" + queue_ + "\",state=\"ready\"} 3",
+          "rowpump_queue_tasks{queue=\"" + queue_ + "\",state=\"in_flight\"} 0",
+          "rowpump_queue_tasks{queue=\"" + queue_ + "\",state=\"delayed\"} 1",
+          std::string("# TYPE sidekiq_queue_latency_seconds gauge")})
+        EXPECT_TRUE(contains(run.out, sample)) << sample << " in\n" << run.out;
+    expect_promtool_accepts(run.out);
+    const auto bad = run_rowpump({"queue", "stats", "--source", redis_url_, "--queue", queue_, "--format", "yaml"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+}
+
+TEST_F(ConsumerMetricsTest, MySqlQueueStatsInPrometheusFormatPassPromtool) {
+    const std::string name = "rp_test_stats_prom_q_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("stats_prom_q", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('t1', NOW(6)), ('t2', NOW(6))");
+    const auto run = run_rowpump({"queue", "stats", "--source", mysql_url_for_command_line(), "--queue", table,
+                                  "--format", "prometheus"});
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    for (const std::string& sample :
+         {"rowpump_queue_tasks{queue=\"" + table + "\",state=\"done\"} 0",
+          "rowpump_queue_tasks{queue=\"" + table + "\",state=\"ready\"} 2",
+          "sidekiq_queue_enqueued_jobs{name=\"" + table + "\"} 2"})
+        EXPECT_TRUE(contains(run.out, sample)) << sample << " in\n" << run.out;
+    expect_promtool_accepts(run.out);
 }
 
 }  // namespace
