@@ -43,30 +43,34 @@ public:
     MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
         : connection_(std::move(options)),
           definition_(definition),
+          queue_(sink.queue),
           inserter_(connection_, sink.queue, sink.priority_lists.size()) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying([&] { return lease_once(); });
     }
 
-    bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
+    PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
         try {
             return connection_.retrying([&] {
                 connection_.execute_text("START TRANSACTION");
                 try {
+                    // Fenced on the upper bound too: a split commits its new bound under this row's lock,
+                    // so a page is either written before the split (below the split key, which lies after
+                    // this checkpoint) or refused after it.
                     const auto fenced = connection_.execute(
                         "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
                         "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
-                        "owner = CONNECTION_ID() AND status = 'pending'",
+                        "owner = CONNECTION_ID() AND status = 'pending' AND hi <=> NULLIF(?, '')",
                         {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(),
-                         definition_.job_id, static_cast<std::int64_t>(range.number)});
+                         definition_.job_id, static_cast<std::int64_t>(range.number), encode_key(range.range.hi)});
                     if (fenced == 0) {
                         connection_.execute_text("ROLLBACK");
-                        return false;
+                        return refusal(range);
                     }
                     inserter_.insert(batch);
                     connection_.execute_text("COMMIT");
-                    return true;
+                    return PageWrite::written;
                 } catch (const Error& error) {
                     rollback_quietly();
                     throw;
@@ -75,7 +79,7 @@ public:
         } catch (const ConnectionLost&) {
             // The server rolled the transaction back, or committed it just before the connection went:
             // either way the stored checkpoint says which, and the lease belonged to the dead connection.
-            return false;
+            return PageWrite::lost;
         }
     }
 
@@ -88,6 +92,42 @@ public:
         });
     }
 
+    std::optional<std::uint64_t> ready_count() override {
+        return connection_.retrying([this] {
+            auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(queue_) +
+                                            " WHERE status = 'ready'");
+            result.next();
+            return std::optional<std::uint64_t>(result.uint64(1));
+        });
+    }
+
+    std::vector<StoredRange> leased_ranges() override {
+        return connection_.retrying([&] {
+            std::vector<StoredRange> ranges;
+            auto result = connection_.query(
+                "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner FROM rowpump_job_ranges "
+                "WHERE job_id = ? AND status = 'pending' AND owner <> 0 AND owner <> CONNECTION_ID()",
+                {definition_.job_id});
+            while (result.next()) ranges.push_back(stored_range(result));
+            return ranges;
+        });
+    }
+
+    std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split,
+                                     std::uint64_t moved_rows) override {
+        return connection_.retrying([&] {
+            connection_.execute_text("START TRANSACTION");
+            try {
+                auto taken = split_once(victim, split, moved_rows);
+                connection_.execute_text(taken ? "COMMIT" : "ROLLBACK");
+                return taken;
+            } catch (const Error&) {
+                rollback_quietly();
+                throw;
+            }
+        });
+    }
+
 private:
     std::int64_t lease_seconds() const { return static_cast<std::int64_t>(definition_.lease_timeout.count()); }
 
@@ -96,6 +136,64 @@ private:
             connection_.execute_text("ROLLBACK");
         } catch (...) {
         }
+    }
+
+    // Columns range_no, lo, hi, last_key, rows_written, estimated_rows, owner, in this order.
+    StoredRange stored_range(mysql::Rows& result) const {
+        StoredRange range;
+        range.number = result.uint32(1);
+        range.range.lo = decode_optional_key(result.text(2), definition_.key_columns);
+        range.range.hi = decode_optional_key(result.text(3), definition_.key_columns);
+        range.last_key = decode_optional_key(result.text(4), definition_.key_columns);
+        range.rows_written = result.uint64(5);
+        range.estimated_rows = result.uint64(6);
+        range.owner = result.uint64(7);
+        return range;
+    }
+
+    // A page's fence matched nothing: still this connection's range with another upper bound (a split),
+    // or a lost lease. Read after the ROLLBACK, so no lock of this connection is held any more.
+    PageWrite refusal(StoredRange& range) {
+        auto result = connection_.query(
+            "SELECT hi, last_key FROM rowpump_job_ranges WHERE job_id = ? AND range_no = ? AND "
+            "owner = CONNECTION_ID() AND status = 'pending'",
+            {definition_.job_id, static_cast<std::int64_t>(range.number)});
+        if (!result.next()) return PageWrite::lost;
+        range.range.hi = decode_optional_key(result.text(1), definition_.key_columns);
+        range.last_key = decode_optional_key(result.text(2), definition_.key_columns);
+        return PageWrite::shrunk;
+    }
+
+    // Inside a transaction. The job's row is locked first (it numbers the new range), then the victim's
+    // row, SKIP LOCKED: a victim inside its page transaction is about to move its checkpoint anyway, and
+    // an owner stopped there must not hold the thief.
+    std::optional<StoredRange> split_once(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows) {
+        auto job = connection_.query("SELECT ranges FROM rowpump_jobs WHERE job_id = ? FOR UPDATE", {definition_.job_id});
+        if (!job.next()) return std::nullopt;
+        const std::uint32_t number = job.uint32(1);
+        const std::string old_hi = encode_key(victim.range.hi);
+        auto fence = connection_.query(
+            "SELECT estimated_rows FROM rowpump_job_ranges WHERE job_id = ? AND range_no = ? AND status = 'pending' "
+            "AND owner = ? AND last_key <=> NULLIF(?, '') AND hi <=> NULLIF(?, '') FOR UPDATE SKIP LOCKED",
+            {definition_.job_id, static_cast<std::int64_t>(victim.number), victim.owner, encode_key(victim.last_key),
+             old_hi});
+        if (!fence.next()) return std::nullopt;
+        const std::uint64_t estimated = fence.uint64(1);
+        const std::string split_key = encode_key(split);
+        connection_.execute("UPDATE rowpump_job_ranges SET hi = ?, estimated_rows = ? WHERE job_id = ? AND range_no = ?",
+                            {split_key, static_cast<std::int64_t>(estimated > moved_rows ? estimated - moved_rows : 0),
+                             definition_.job_id, static_cast<std::int64_t>(victim.number)});
+        connection_.execute(
+            "INSERT INTO rowpump_job_ranges (job_id, range_no, lo, hi, estimated_rows, owner, lease_until) VALUES "
+            "(?, ?, ?, NULLIF(?, ''), ?, CONNECTION_ID(), NOW(6) + INTERVAL ? SECOND)",
+            {definition_.job_id, static_cast<std::int64_t>(number), split_key, old_hi,
+             static_cast<std::int64_t>(moved_rows), lease_seconds()});
+        connection_.execute("UPDATE rowpump_jobs SET ranges = ranges + 1 WHERE job_id = ?", {definition_.job_id});
+        StoredRange taken;
+        taken.number = number;
+        taken.range = {split, victim.range.hi};
+        taken.estimated_rows = moved_rows;
+        return taken;
     }
 
     std::set<std::uint64_t> live_connections() {
@@ -123,14 +221,7 @@ private:
                 if (owner != 0)
                     log().info("taking over range {} of job {} from connection {} ({})", result.uint64(1),
                                definition_.job_id, owner, live.count(owner) ? "lease expired" : "gone");
-                StoredRange range;
-                range.number = result.uint32(1);
-                range.range.lo = decode_optional_key(result.text(2), definition_.key_columns);
-                range.range.hi = decode_optional_key(result.text(3), definition_.key_columns);
-                range.last_key = decode_optional_key(result.text(4), definition_.key_columns);
-                range.rows_written = result.uint64(5);
-                range.estimated_rows = result.uint64(6);
-                chosen = std::move(range);
+                chosen = stored_range(result);
             }
             if (chosen)
                 connection_.execute(
@@ -182,6 +273,7 @@ private:
 
     mysql::Connection connection_;
     JobDefinition definition_;
+    std::string queue_;
     mysql::QueueInserter inserter_;
     std::map<std::uint32_t, std::uint64_t> stuck_before_;  // range -> owner, as the last look found them
 };

@@ -13,12 +13,46 @@ namespace {
 // keeps reading; past that the thief simply takes more than half, and its range can be split again.
 constexpr std::uint64_t max_offset = 1'000'000;
 
+// Bisection on the key's value stops once the lower part holds this close to half the estimated rows
+// (a tenth of them either way), or after this many steps (a 64-bit span halves to one value in 64).
+constexpr std::uint64_t balance_tolerance_divisor = 10;
+constexpr int max_bisection_steps = 64;
+
+// A single integer key: bisection on the key's value between the real first and last keys left, each step
+// weighed by the optimizer's estimate of the rows below it (index dives, no scan). The plain arithmetic
+// middle of a skewed key (most rows in a sliver of its span) would hand the thief the empty part.
 template <class Integer>
-std::optional<KeyValue> integer_midpoint(const KeyValue& first, const KeyValue& last) {
-    // split_points(first, last, 2) is overflow-safe and lands in (first, last]: both halves hold a key.
-    const auto points = split_points(std::get<Integer>(first[0]), std::get<Integer>(last[0]), 2);
-    if (points.empty()) return std::nullopt;
-    return KeyValue{points.front()};
+std::optional<KeyValue> integer_midpoint(KeyIndex& index, const PageBounds& bounds, const KeyValue& first,
+                                         const KeyValue& last) {
+    Integer low = std::get<Integer>(first[0]);
+    Integer high = std::get<Integer>(last[0]);
+    const std::uint64_t total = index.estimate(bounds);
+    std::optional<Integer> best;
+    std::uint64_t best_error = 0;
+    for (int step = 0; step < max_bisection_steps; ++step) {
+        // split_points(low, high, 2) is overflow-safe and lands in (low, high], within (first, last]: both
+        // halves hold a key.
+        const auto points = split_points(low, high, 2);
+        if (points.empty()) break;
+        const Integer middle = points.front();
+        PageBounds lower = bounds;
+        lower.before = KeyValue{middle};
+        const std::uint64_t below = total == 0 ? 0 : index.estimate(lower);
+        const std::uint64_t error = below > total / 2 ? below - total / 2 : total / 2 - below;
+        if (!best || error < best_error) {
+            best = middle;
+            best_error = error;
+        }
+        if (total == 0 || error <= total / balance_tolerance_divisor) break;
+        if (below < total / 2) {
+            low = middle;
+        } else {
+            if (middle - 1 <= low) break;
+            high = middle - 1;
+        }
+    }
+    if (!best) return std::nullopt;
+    return KeyValue{*best};
 }
 
 }  // namespace
@@ -31,14 +65,15 @@ std::optional<KeyValue> find_midpoint(mysql::Connection& connection, const ReadP
     const PageBounds bounds{after, after_inclusive && after.has_value(), before};
     const auto& key = index.columns();
 
-    // A single integer key: arithmetic between the real first and last keys left, two index descents.
+    // A single integer key: bisection between the real first and last keys left (two index descents).
     if (key.size() == 1 &&
         (key[0].kind == ColumnKind::signed_integer || key[0].kind == ColumnKind::unsigned_integer)) {
         const auto first = index.nth(bounds, 0);
         const auto last = first ? index.last(bounds) : std::nullopt;
         if (!first || !last) return std::nullopt;
-        return key[0].kind == ColumnKind::signed_integer ? integer_midpoint<std::int64_t>(*first, *last)
-                                                         : integer_midpoint<std::uint64_t>(*first, *last);
+        return key[0].kind == ColumnKind::signed_integer
+                   ? integer_midpoint<std::int64_t>(index, bounds, *first, *last)
+                   : integer_midpoint<std::uint64_t>(index, bounds, *first, *last);
     }
 
     // Any other key: the key halfway through the remainder by position. An offset of at least 1 keeps

@@ -1,0 +1,166 @@
+#include "run/job_source.hpp"
+
+#include <algorithm>
+
+#include "log.hpp"
+#include "partition/midpoint.hpp"
+
+namespace rowpump {
+
+void LedgerReport::record(const StoredRange& range, std::uint64_t rows_read) {
+    std::lock_guard lock(mutex_);
+    ++leases_;
+    rows_read_[range.number] += rows_read;
+    recorded_.notify_all();
+}
+
+std::size_t LedgerReport::recorded() const {
+    std::lock_guard lock(mutex_);
+    return leases_;
+}
+
+void LedgerReport::wait_for_record(std::size_t seen, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    recorded_.wait_for(lock, timeout, [&] { return leases_ != seen; });
+}
+
+std::vector<RangeSummary> LedgerReport::summarize(const JobState& job) const {
+    std::lock_guard lock(mutex_);
+    std::vector<RangeSummary> ranges;
+    for (const StoredRangeState& state : job.range_states) {
+        RangeSummary range;
+        range.range = state.stored.range;
+        const auto read = rows_read_.find(state.stored.number);
+        range.rows_read = read == rows_read_.end() ? 0 : read->second;
+        range.rows_written = state.stored.rows_written;
+        range.estimated_rows = state.stored.estimated_rows;
+        range.last_written = state.stored.last_key;
+        range.finished = state.done;
+        ranges.push_back(std::move(range));
+    }
+    return ranges;
+}
+
+namespace {
+
+// How often a worker with nothing to lease or split looks again: other processes may die, finish or read
+// on into a remainder worth splitting.
+constexpr auto idle_poll = std::chrono::milliseconds(500);
+// Splitting a remainder smaller than this costs more than it saves.
+constexpr std::uint64_t min_rows_to_split = 2000;
+// A split refuses the owner's pages in flight (up to three), which it then reads again: a remainder of
+// fewer pages than this is not split.
+constexpr std::uint64_t min_pages_to_split = 4;
+
+std::uint64_t split_threshold(const ReadSpec& spec) {
+    const std::size_t page_rows = spec.target_page_time.count() > 0 ? spec.max_page_size : spec.page_size;
+    return std::max<std::uint64_t>(min_rows_to_split, min_pages_to_split * page_rows);
+}
+// A split fails when its victim wrote a page after it was read; a fresh look tries again, this often.
+constexpr int split_attempts = 4;
+
+class JobLease final : public RangeLease {
+public:
+    JobLease(JobSource& source, StoredRange range) : source_(source), range_(std::move(range)) {
+        if (range_.last_key)
+            log().info("range {} resumes after {} ({} rows already written)", range_.number,
+                       to_string(*range_.last_key), range_.rows_written);
+    }
+
+    const KeyRange& range() const override { return range_.range; }
+    const std::optional<KeyValue>& resume_after() const override { return range_.last_key; }
+    void between_pages(PageReader&) override {}
+    void on_read(std::size_t rows) override { rows_read_ += rows; }
+
+    PageWrite write(const EncodedPage& page) override {
+        const PageWrite written = source_.ledger().write(range_, page.messages, page.last_key);
+        if (written == PageWrite::written) source_.report().add_written(page.messages.size());
+        if (written == PageWrite::lost)
+            log().warn("range {} of job {} was taken over by another worker: leaving it", range_.number,
+                       source_.job_id());
+        return written;
+    }
+
+    void finish(bool exhausted) override {
+        // A false complete() means the lease was lost at the last moment: the summary reads the store.
+        if (exhausted) source_.ledger().complete(range_);
+        source_.report().record(range_, rows_read_);
+    }
+
+private:
+    JobSource& source_;
+    StoredRange range_;  // its upper bound and checkpoint as the store holds them (a split lowers the bound)
+    std::uint64_t rows_read_ = 0;
+};
+
+}  // namespace
+
+JobSource::JobSource(const WorkerContext& context, JobStore& store, std::mutex& store_mutex, LedgerReport& report)
+    : context_(context),
+      store_(store),
+      store_mutex_(store_mutex),
+      report_(report),
+      // OFFSET pages count from where a reader started, which a split range's owner cannot keep.
+      stealing_(context.plan->spec.strategy != PagingStrategy::offset),
+      split_threshold_(split_threshold(context.plan->spec)) {
+    std::lock_guard lock(store_mutex_);
+    ledger_ = store_.open_ledger();
+}
+
+std::unique_ptr<RangeLease> JobSource::next() {
+    while (!context_.stop.load()) {
+        if (auto range = ledger_->lease()) return std::make_unique<JobLease>(*this, std::move(*range));
+        if (auto range = steal()) return std::make_unique<JobLease>(*this, std::move(*range));
+        const std::size_t seen = report_.recorded();
+        if (job_finished()) return nullptr;
+        report_.wait_for_record(seen, idle_poll);
+    }
+    return nullptr;
+}
+
+bool JobSource::job_finished() {
+    std::lock_guard lock(store_mutex_);
+    return store_.state().finished();
+}
+
+std::optional<StoredRange> JobSource::largest_remainder(const std::vector<StoredRange>& leased) const {
+    const StoredRange* largest = nullptr;
+    for (const StoredRange& range : leased) {
+        if (range.remaining_estimate() < split_threshold_) continue;
+        // The first range reads the NULL-key rows first, in a pass paged by another key: not split.
+        if (!range.range.lo && context_.plan->null_key_rows > 0) continue;
+        const auto refused = unsplittable_.find(range.number);
+        if (refused != unsplittable_.end() && refused->second == range.rows_written) continue;
+        if (!largest || range.remaining_estimate() > largest->remaining_estimate()) largest = &range;
+    }
+    if (!largest) return std::nullopt;
+    return *largest;
+}
+
+std::optional<StoredRange> JobSource::steal() {
+    if (!stealing_) return std::nullopt;
+    for (int attempt = 0; attempt < split_attempts && !context_.stop.load(); ++attempt) {
+        const auto victim = largest_remainder(ledger_->leased_ranges());
+        if (!victim) return std::nullopt;
+        if (!control_) control_.emplace(context_.spec.mysql);
+        const std::uint64_t remaining = victim->remaining_estimate();
+        // The owner's checkpoint is where its rows in the queue end; before its first page, its range's
+        // own (inclusive) start.
+        const bool started = victim->last_key.has_value();
+        const auto middle = find_midpoint(*control_, *context_.plan, started ? victim->last_key : victim->range.lo,
+                                          victim->range.hi, remaining, !started);
+        if (!middle) {
+            unsplittable_[victim->number] = victim->rows_written;
+            continue;
+        }
+        if (auto taken = ledger_->split(*victim, *middle, remaining / 2)) {
+            report_.add_split();
+            log().debug("range {} of job {} split at {}: this worker reads the upper part as range {}",
+                        victim->number, job_id(), to_string(*middle), taken->number);
+            return taken;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace rowpump
