@@ -31,7 +31,7 @@ struct StoredRange {
     std::optional<KeyValue> last_key;  // the checkpoint: rows up to here are in the queue
     std::uint64_t rows_written = 0;
     std::uint64_t estimated_rows = 0;
-    // Who held the lease when the range was read by leased_ranges(): a MySQL connection or Redis client id.
+    // Who held the lease when the range was read by pending_ranges(): a MySQL connection or Redis client id.
     std::uint64_t owner = 0;
 
     // What the plan expects is still unread (the estimate less what is written); 0 when it is exceeded.
@@ -80,8 +80,9 @@ public:
     // The ready tasks in the job's queue, read through this ledger's connection (--high-water).
     virtual std::optional<std::uint64_t> ready_count() = 0;
 
-    // Work stealing. The pending ranges other connections hold now, each with its owner and checkpoint.
-    virtual std::vector<StoredRange> leased_ranges() = 0;
+    // Work stealing. The pending ranges other connections hold now, or nobody does (owner 0), each with its
+    // owner and checkpoint.
+    virtual std::vector<StoredRange> pending_ranges() = 0;
     // In one atomic step with the owner's page writes: when `victim` is still as read (same owner,
     // checkpoint and upper bound), its upper bound becomes `split` and a new range [split, old upper bound)
     // of about `moved_rows` rows is added to the job, leased to this ledger's connection. `split` must lie

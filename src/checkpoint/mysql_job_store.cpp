@@ -101,12 +101,12 @@ public:
         });
     }
 
-    std::vector<StoredRange> leased_ranges() override {
+    std::vector<StoredRange> pending_ranges() override {
         return connection_.retrying([&] {
             std::vector<StoredRange> ranges;
             auto result = connection_.query(
                 "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner FROM rowpump_job_ranges "
-                "WHERE job_id = ? AND status = 'pending' AND owner <> 0 AND owner <> CONNECTION_ID()",
+                "WHERE job_id = ? AND status = 'pending' AND owner <> CONNECTION_ID()",
                 {definition_.job_id});
             while (result.next()) ranges.push_back(stored_range(result));
             return ranges;
@@ -205,35 +205,53 @@ private:
 
     std::optional<StoredRange> lease_once() {
         const auto live = live_connections();
+        // Candidates come from a plain read; then each is locked alone and looked at again. A lease that
+        // locked every pending row at once would hide them all from the workers leasing at the same
+        // moment, who would then split a remainder while a range lay free.
+        std::vector<std::uint32_t> candidates;
+        auto result = connection_.query(
+            "SELECT range_no, owner, COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
+            "WHERE job_id = ? AND status = 'pending' ORDER BY range_no",
+            {definition_.job_id});
+        while (result.next())
+            if (is_free(result.uint64(2), result.int64(3) != 0, live)) candidates.push_back(result.uint32(1));
+        for (const std::uint32_t number : candidates)
+            if (auto chosen = lease_candidate(number, live)) return chosen;
+        end_stuck_page_transactions(live);
+        return std::nullopt;
+    }
+
+    static bool is_free(std::uint64_t owner, bool expired, const std::set<std::uint64_t>& live) {
+        return owner == 0 || expired || !live.count(owner);
+    }
+
+    std::optional<StoredRange> lease_candidate(std::uint32_t number, const std::set<std::uint64_t>& live) {
         std::optional<StoredRange> chosen;
         connection_.execute_text("START TRANSACTION");
         try {
-            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway.
+            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway, and one
+            // that another worker is leasing right now is that worker's.
             auto result = connection_.query(
                 "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
                 "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
-                "WHERE job_id = ? AND status = 'pending' ORDER BY range_no FOR UPDATE SKIP LOCKED",
-                {definition_.job_id});
-            while (result.next() && !chosen) {
+                "WHERE job_id = ? AND range_no = ? AND status = 'pending' FOR UPDATE SKIP LOCKED",
+                {definition_.job_id, static_cast<std::int64_t>(number)});
+            if (result.next() && is_free(result.uint64(7), result.int64(8) != 0, live)) {
                 const std::uint64_t owner = result.uint64(7);
-                const bool expired = result.int64(8) != 0;
-                if (owner != 0 && !expired && live.count(owner)) continue;
                 if (owner != 0)
-                    log().info("taking over range {} of job {} from connection {} ({})", result.uint64(1),
-                               definition_.job_id, owner, live.count(owner) ? "lease expired" : "gone");
+                    log().info("taking over range {} of job {} from connection {} ({})", number, definition_.job_id,
+                               owner, live.count(owner) ? "lease expired" : "gone");
                 chosen = stored_range(result);
-            }
-            if (chosen)
                 connection_.execute(
                     "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
                     "WHERE job_id = ? AND range_no = ?",
-                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(chosen->number)});
+                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(number)});
+            }
             connection_.execute_text("COMMIT");
         } catch (const Error&) {
             rollback_quietly();
             throw;
         }
-        if (!chosen) end_stuck_page_transactions(live);
         return chosen;
     }
 

@@ -101,7 +101,7 @@ public:
         });
     }
 
-    std::vector<StoredRange> leased_ranges() override {
+    std::vector<StoredRange> pending_ranges() override {
         return connection_.retrying(retry_budget(sink_), [&] {
             const std::size_t ranges = range_count();
             for (std::size_t number = 0; number < ranges; ++number)
@@ -111,9 +111,7 @@ public:
             std::vector<StoredRange> leased;
             for (std::size_t number = 0; number < replies.size(); ++number) {
                 const auto& fields = replies[number].elements;
-                if (fields.size() != 7 || fields[0].text != "pending" || fields[1].text == "0" ||
-                    fields[1].text == owner_)
-                    continue;
+                if (fields.size() != 7 || fields[0].text != "pending" || fields[1].text == owner_) continue;
                 StoredRange range;
                 range.number = static_cast<std::uint32_t>(number);
                 range.owner = std::stoull(fields[1].text);

@@ -86,4 +86,9 @@ std::optional<KeyValue> find_midpoint(mysql::Connection& connection, const ReadP
     return index.nth(bounds, left / 2);
 }
 
+bool key_before(mysql::Connection& connection, const ReadPlan& plan, const KeyValue& position, const KeyValue& bound) {
+    KeyIndex index(connection, plan);
+    return index.nth(PageBounds{position, true, bound}, 0).has_value();
+}
+
 }  // namespace rowpump

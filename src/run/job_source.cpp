@@ -1,7 +1,9 @@
 #include "run/job_source.hpp"
 
 #include <algorithm>
+#include <thread>
 
+#include "checkpoint/key_codec.hpp"
 #include "log.hpp"
 #include "partition/midpoint.hpp"
 
@@ -46,6 +48,8 @@ namespace {
 // How often a worker with nothing to lease or split looks again: other processes may die, finish or read
 // on into a remainder worth splitting.
 constexpr auto idle_poll = std::chrono::milliseconds(500);
+// How long a worker waits to lease again when another worker is leasing the range it saw free.
+constexpr auto lease_race_pause = std::chrono::milliseconds(20);
 // Splitting a remainder smaller than this costs more than it saves.
 constexpr std::uint64_t min_rows_to_split = 2000;
 // A split refuses the owner's pages in flight (up to three), which it then reads again: a remainder of
@@ -67,13 +71,32 @@ public:
                        to_string(*range_.last_key), range_.rows_written);
     }
 
+    // Read by the worker only between two streams of pages: no writer runs then.
     const KeyRange& range() const override { return range_.range; }
     const std::optional<KeyValue>& resume_after() const override { return range_.last_key; }
-    void between_pages(PageReader&) override {}
+
+    // The reader learns a split's new upper bound here, at its next page, and stops there.
+    void between_pages(PageReader& reader) override {
+        std::lock_guard lock(mutex_);
+        if (new_bound_) reader.set_upper_bound(std::move(*new_bound_));
+        new_bound_.reset();
+    }
     void on_read(std::size_t rows) override { rows_read_ += rows; }
 
+    // On the writer thread.
     PageWrite write(const EncodedPage& page) override {
-        const PageWrite written = source_.ledger().write(range_, page.messages, page.last_key);
+        PageWrite written = source_.ledger().write(range_, page.messages, page.last_key);
+        // Another worker split the range. A page read before this owner knew lies below the split key
+        // (the server says so) and is written under the new bound; one that reaches past it is refused,
+        // and the range is read again from its checkpoint.
+        while (written == PageWrite::shrunk && range_.range.hi &&
+               source_.key_before(page.last_key, *range_.range.hi)) {
+            {
+                std::lock_guard lock(mutex_);
+                new_bound_ = range_.range.hi;
+            }
+            written = source_.ledger().write(range_, page.messages, page.last_key);
+        }
         if (written == PageWrite::written) source_.report().add_written(page.messages.size());
         if (written == PageWrite::lost)
             log().warn("range {} of job {} was taken over by another worker: leaving it", range_.number,
@@ -91,6 +114,8 @@ private:
     JobSource& source_;
     StoredRange range_;  // its upper bound and checkpoint as the store holds them (a split lowers the bound)
     std::uint64_t rows_read_ = 0;
+    std::mutex mutex_;
+    std::optional<std::optional<KeyValue>> new_bound_;  // for the reader, once a split lowered the bound
 };
 
 }  // namespace
@@ -110,7 +135,14 @@ JobSource::JobSource(const WorkerContext& context, JobStore& store, std::mutex& 
 std::unique_ptr<RangeLease> JobSource::next() {
     while (!context_.stop.load()) {
         if (auto range = ledger_->lease()) return std::make_unique<JobLease>(*this, std::move(*range));
-        if (auto range = steal()) return std::make_unique<JobLease>(*this, std::move(*range));
+        const auto pending = ledger_->pending_ranges();
+        // A range nobody holds that the lease did not get is being leased by another worker right now
+        // (MySQL's lease locks the rows it looks at, SKIP LOCKED hides them): look again before splitting.
+        if (std::any_of(pending.begin(), pending.end(), [](const StoredRange& range) { return range.owner == 0; })) {
+            std::this_thread::sleep_for(lease_race_pause);
+            continue;
+        }
+        if (auto range = steal(pending)) return std::make_unique<JobLease>(*this, std::move(*range));
         const std::size_t seen = report_.recorded();
         if (job_finished()) return nullptr;
         report_.wait_for_record(seen, idle_poll);
@@ -123,10 +155,10 @@ bool JobSource::job_finished() {
     return store_.state().finished();
 }
 
-std::optional<StoredRange> JobSource::largest_remainder(const std::vector<StoredRange>& leased) const {
+std::optional<StoredRange> JobSource::largest_remainder(const std::vector<StoredRange>& pending) const {
     const StoredRange* largest = nullptr;
-    for (const StoredRange& range : leased) {
-        if (range.remaining_estimate() < split_threshold_) continue;
+    for (const StoredRange& range : pending) {
+        if (range.owner == 0 || range.remaining_estimate() < split_threshold_) continue;
         // The first range reads the NULL-key rows first, in a pass paged by another key: not split.
         if (!range.range.lo && context_.plan->null_key_rows > 0) continue;
         const auto refused = unsplittable_.find(range.number);
@@ -137,28 +169,56 @@ std::optional<StoredRange> JobSource::largest_remainder(const std::vector<Stored
     return *largest;
 }
 
-std::optional<StoredRange> JobSource::steal() {
+bool JobSource::key_before(const KeyValue& position, const KeyValue& bound) {
+    return rowpump::key_before(control(), *context_.plan, position, bound);
+}
+
+mysql::Connection& JobSource::control() {
+    if (!control_) control_.emplace(context_.spec.mysql);
+    return *control_;
+}
+
+std::optional<StoredRange> JobSource::steal(std::vector<StoredRange> pending) {
     if (!stealing_) return std::nullopt;
     for (int attempt = 0; attempt < split_attempts && !context_.stop.load(); ++attempt) {
-        const auto victim = largest_remainder(ledger_->leased_ranges());
+        if (attempt > 0) pending = ledger_->pending_ranges();
+        auto victim = largest_remainder(pending);
         if (!victim) return std::nullopt;
-        if (!control_) control_.emplace(context_.spec.mysql);
         const std::uint64_t remaining = victim->remaining_estimate();
         // The owner's checkpoint is where its rows in the queue end; before its first page, its range's
         // own (inclusive) start.
         const bool started = victim->last_key.has_value();
-        const auto middle = find_midpoint(*control_, *context_.plan, started ? victim->last_key : victim->range.lo,
+        const auto middle = find_midpoint(control(), *context_.plan, started ? victim->last_key : victim->range.lo,
                                           victim->range.hi, remaining, !started);
         if (!middle) {
             unsplittable_[victim->number] = victim->rows_written;
             continue;
         }
-        if (auto taken = ledger_->split(*victim, *middle, remaining / 2)) {
+        if (auto taken = split_at(*victim, *middle, remaining / 2)) return taken;
+    }
+    return std::nullopt;
+}
+
+std::optional<StoredRange> JobSource::split_at(StoredRange victim, const KeyValue& middle, std::uint64_t moved_rows) {
+    // The owner writes on while the midpoint is found, and a split is fenced on the checkpoint it read:
+    // each time the fence fails, the owner's newer checkpoint is read, and the same split key still holds
+    // while the server finds that checkpoint before it. The next try is a few milliseconds after the read.
+    for (int look = 0; look < split_attempts; ++look) {
+        if (auto taken = ledger_->split(victim, middle, moved_rows)) {
             report_.add_split();
-            log().debug("range {} of job {} split at {}: this worker reads the upper part as range {}",
-                        victim->number, job_id(), to_string(*middle), taken->number);
+            log().debug("range {} of job {} split at {}: this worker reads the upper part as range {}", victim.number,
+                        job_id(), to_string(middle), taken->number);
             return taken;
         }
+        const auto leased = ledger_->pending_ranges();
+        const auto now = std::find_if(leased.begin(), leased.end(),
+                                      [&](const StoredRange& range) { return range.number == victim.number; });
+        // Finished, taken over, or split by another thief: look for a victim again.
+        if (now == leased.end() || now->owner != victim.owner ||
+            encode_key(now->range.hi) != encode_key(victim.range.hi))
+            return std::nullopt;
+        if (now->last_key && !key_before(*now->last_key, middle)) return std::nullopt;
+        victim = *now;
     }
     return std::nullopt;
 }

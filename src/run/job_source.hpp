@@ -53,13 +53,19 @@ public:
     std::optional<std::uint64_t> ready_count() override { return ledger_->ready_count(); }
 
     JobLedger& ledger() { return *ledger_; }
+    // True when the source's server finds `position` before `bound` (on this worker's control connection).
+    bool key_before(const KeyValue& position, const KeyValue& bound);
     LedgerReport& report() { return report_; }
     const std::string& job_id() const { return context_.spec.job_id; }
 
 private:
-    std::optional<StoredRange> steal();
-    // The pending range of another worker with the most rows left by the plan's estimate, if worth a split.
-    std::optional<StoredRange> largest_remainder(const std::vector<StoredRange>& leased) const;
+    // A split of the largest remainder among `pending` (as the store had them), else nullopt.
+    std::optional<StoredRange> steal(std::vector<StoredRange> pending);
+    // Splits `victim` at `middle`, following its owner's checkpoint while that stays below `middle`.
+    std::optional<StoredRange> split_at(StoredRange victim, const KeyValue& middle, std::uint64_t moved_rows);
+    mysql::Connection& control();
+    // The range another worker holds with the most rows left by the plan's estimate, if worth a split.
+    std::optional<StoredRange> largest_remainder(const std::vector<StoredRange>& pending) const;
     bool job_finished();
 
     const WorkerContext& context_;
@@ -69,7 +75,9 @@ private:
     std::unique_ptr<JobLedger> ledger_;
     bool stealing_;
     std::uint64_t split_threshold_;  // the fewest rows left (by the estimate) that are worth a split
-    std::optional<mysql::Connection> control_;  // for midpoint queries, opened at the first steal
+    // For midpoints and key comparisons, opened when first needed: by the thief (the worker's thread) or by
+    // the owner's writer thread after a split, never both at once (a worker steals only between ranges).
+    std::optional<mysql::Connection> control_;
     // Ranges found too small to split, with their rows written then: not looked at again until they move.
     std::map<std::uint32_t, std::uint64_t> unsplittable_;
 };

@@ -132,6 +132,31 @@ protected:
         return job;
     }
 
+    // Pending ranges whose owner's connection the store's server still lists. A SIGKILLed process's
+    // connections linger there for a moment: until they are gone, its ranges look held by a live owner.
+    std::size_t ranges_held_by_live_connections() {
+        std::size_t held = 0;
+        if (GetParam() == Sink::redis) {
+            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
+            for (std::size_t i = 0; !ranges.is_nil() && i < std::stoul(ranges.text); ++i) {
+                const auto fields = redis_->command(
+                    {"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i), "status", "owner"});
+                const std::string& owner = fields.elements.at(1).text;
+                if (fields.elements.at(0).text == "pending" && owner != "0" &&
+                    !redis_->command({"CLIENT", "LIST", "ID", owner}).text.empty())
+                    ++held;
+            }
+            return held;
+        }
+        return std::stoul(*tables()
+                               .rows("SELECT CAST(COUNT(*) AS CHAR) FROM rowpump_job_ranges r JOIN "
+                                     "information_schema.PROCESSLIST p ON p.ID = r.owner WHERE r.job_id = ? AND "
+                                     "r.status = 'pending'",
+                                     {job_id_})
+                               .at(0)
+                               .at(0));
+    }
+
     // Every id of the table is in the queue once, and the job's checkpoints say so too.
     void expect_exactly_once() {
         std::vector<std::string> expected;
@@ -214,6 +239,14 @@ TEST_P(JobStealTest, KilledRightAfterASplitResumesExactlyOnce) {
         CliProcess& second = round % 2 == 0 ? thief : owner;
         EXPECT_EQ(first.kill(), -SIGKILL) << first.describe();
         EXPECT_EQ(second.kill(), -SIGKILL) << second.describe();
+        // The next round's first process must find every range free, or it splits instead of taking over
+        // and leaves the second process a dead owner's range to take instead of a split.
+        bool freed = false;
+        for (const auto deadline = Clock::now() + 10s; !freed && Clock::now() < deadline;) {
+            freed = ranges_held_by_live_connections() == 0;
+            if (!freed) std::this_thread::sleep_for(10ms);
+        }
+        ASSERT_TRUE(freed) << "round " << round << ": the killed processes' connections did not go";
     }
     const auto job = stored_job();
     ASSERT_LT(job.rows_written, static_cast<std::uint64_t>(source_rows)) << "the kills should leave work to do";

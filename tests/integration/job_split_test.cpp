@@ -100,7 +100,7 @@ TEST_P(JobSplitTest, ASplitRefusesTheOwnersNextPageAndHandsTheUpperPartToTheThie
     ASSERT_TRUE(range);
     ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
 
-    const auto leased = thief->leased_ranges();
+    const auto leased = thief->pending_ranges();
     ASSERT_EQ(leased.size(), 1u);
     EXPECT_EQ(leased[0].last_key, key(2));
     EXPECT_NE(leased[0].owner, 0u);
@@ -111,7 +111,7 @@ TEST_P(JobSplitTest, ASplitRefusesTheOwnersNextPageAndHandsTheUpperPartToTheThie
     EXPECT_EQ(taken->range.lo, key(500));
     EXPECT_EQ(taken->range.hi, key(1000));
     EXPECT_FALSE(taken->last_key);
-    EXPECT_TRUE(thief->leased_ranges().size() == 1 && thief->leased_ranges()[0].number == 0)
+    EXPECT_TRUE(thief->pending_ranges().size() == 1 && thief->pending_ranges()[0].number == 0)
         << "the new range is the thief's own lease, not one it could split";
 
     // The owner read past the split key before it knew: that page is refused whole.
@@ -143,7 +143,7 @@ TEST_P(JobSplitTest, ASplitWhoseVictimMovedOnChangesNothing) {
     auto range = owner->lease();
     ASSERT_TRUE(range);
     ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
-    const auto leased = thief->leased_ranges();
+    const auto leased = thief->pending_ranges();
     ASSERT_EQ(leased.size(), 1u);
     // The owner commits a page after the thief read its checkpoint: the split key the thief computed from
     // it may lie below what the owner wrote now.
