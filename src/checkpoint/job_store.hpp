@@ -5,6 +5,7 @@
 // loses it after the lease timeout.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,12 +84,14 @@ public:
     // Work stealing. The pending ranges other connections hold now, or nobody does (owner 0), each with its
     // owner and checkpoint.
     virtual std::vector<StoredRange> pending_ranges() = 0;
-    // In one atomic step with the owner's page writes: when `victim` is still as read (same owner,
-    // checkpoint and upper bound), its upper bound becomes `split` and a new range [split, old upper bound)
-    // of about `moved_rows` rows is added to the job, leased to this ledger's connection. `split` must lie
-    // strictly after the victim's checkpoint. nullopt when the victim moved on meanwhile (read it again).
-    virtual std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split,
-                                             std::uint64_t moved_rows) = 0;
+    // In one atomic step with the owner's page writes: when `victim` is still held by the same owner under
+    // the same upper bound, its upper bound becomes `split` and a new range [split, old upper bound) of
+    // about `moved_rows` rows is added to the job, leased to this ledger's connection. `split` must lie
+    // strictly after the victim's checkpoint: when that has moved since it was read, a store that can wait
+    // for the owner's page to commit (MySQL) asks `before_split` about the newer checkpoint under the
+    // range's lock; Redis refuses. nullopt when the victim moved on meanwhile (read it again).
+    virtual std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                             const std::function<bool(const KeyValue&)>& before_split) = 0;
 };
 
 class JobStore {

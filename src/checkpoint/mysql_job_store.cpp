@@ -113,18 +113,27 @@ public:
         });
     }
 
-    std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split,
-                                     std::uint64_t moved_rows) override {
+    std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                     const std::function<bool(const KeyValue&)>& before_split) override {
         return connection_.retrying([&] {
+            // An owner holds its range's row lock through each page transaction, most of the time while it
+            // writes: the thief waits for it, a second at most (an owner stopped inside its transaction
+            // must not hold the thief; its lease expires and its connection is ended by the next lease).
+            connection_.execute_text("SET SESSION innodb_lock_wait_timeout = 1");
             connection_.execute_text("START TRANSACTION");
+            std::optional<StoredRange> taken;
             try {
-                auto taken = split_once(victim, split, moved_rows);
+                taken = split_once(victim, split, moved_rows, before_split);
                 connection_.execute_text(taken ? "COMMIT" : "ROLLBACK");
-                return taken;
+            } catch (const DbError& error) {
+                rollback_quietly();
+                if (error.code() != 1205) throw;
             } catch (const Error&) {
                 rollback_quietly();
                 throw;
             }
+            connection_.execute_text("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+            return taken;
         });
     }
 
@@ -164,20 +173,25 @@ private:
         return PageWrite::shrunk;
     }
 
-    // Inside a transaction. The job's row is locked first (it numbers the new range), then the victim's
-    // row, SKIP LOCKED: a victim inside its page transaction is about to move its checkpoint anyway, and
-    // an owner stopped there must not hold the thief.
-    std::optional<StoredRange> split_once(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows) {
+    // Inside a transaction. The job's row is locked first (it numbers the new range), then the victim's.
+    std::optional<StoredRange> split_once(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                          const std::function<bool(const KeyValue&)>& before_split) {
         auto job = connection_.query("SELECT ranges FROM rowpump_jobs WHERE job_id = ? FOR UPDATE", {definition_.job_id});
         if (!job.next()) return std::nullopt;
         const std::uint32_t number = job.uint32(1);
         const std::string old_hi = encode_key(victim.range.hi);
         auto fence = connection_.query(
-            "SELECT estimated_rows FROM rowpump_job_ranges WHERE job_id = ? AND range_no = ? AND status = 'pending' "
-            "AND owner = ? AND last_key <=> NULLIF(?, '') AND hi <=> NULLIF(?, '') FOR UPDATE SKIP LOCKED",
-            {definition_.job_id, static_cast<std::int64_t>(victim.number), victim.owner, encode_key(victim.last_key),
+            "SELECT estimated_rows, last_key <=> NULLIF(?, ''), last_key FROM rowpump_job_ranges WHERE job_id = ? "
+            "AND range_no = ? AND status = 'pending' AND owner = ? AND hi <=> NULLIF(?, '') FOR UPDATE",
+            {encode_key(victim.last_key), definition_.job_id, static_cast<std::int64_t>(victim.number), victim.owner,
              old_hi});
         if (!fence.next()) return std::nullopt;
+        // The owner committed pages since the thief read its checkpoint: the split key must still lie after
+        // the newer one. The row stays locked meanwhile, so it cannot move again before the COMMIT.
+        if (fence.int64(2) == 0) {
+            const auto now = decode_optional_key(fence.text(3), definition_.key_columns);
+            if (!now || !before_split(*now)) return std::nullopt;
+        }
         const std::uint64_t estimated = fence.uint64(1);
         const std::string split_key = encode_key(split);
         connection_.execute("UPDATE rowpump_job_ranges SET hi = ?, estimated_rows = ? WHERE job_id = ? AND range_no = ?",

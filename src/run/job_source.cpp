@@ -48,20 +48,21 @@ namespace {
 // How often a worker with nothing to lease or split looks again: other processes may die, finish or read
 // on into a remainder worth splitting.
 constexpr auto idle_poll = std::chrono::milliseconds(500);
-// How long a worker waits to lease again when another worker is leasing the range it saw free.
+// How long a worker waits to lease again when another worker is leasing the range it saw free, or to
+// split again when the owner of the remainder it tried to split kept moving on.
 constexpr auto lease_race_pause = std::chrono::milliseconds(20);
 // Splitting a remainder smaller than this costs more than it saves.
 constexpr std::uint64_t min_rows_to_split = 2000;
-// A split refuses the owner's pages in flight (up to three), which it then reads again: a remainder of
-// fewer pages than this is not split.
+// The owner's pages in flight (up to three) that reach past a split key are refused and read again: a
+// remainder of fewer pages than this is not split.
 constexpr std::uint64_t min_pages_to_split = 4;
+// A split fails when its victim wrote a page after it was read; a fresh look tries again, this often.
+constexpr int split_attempts = 4;
 
 std::uint64_t split_threshold(const ReadSpec& spec) {
     const std::size_t page_rows = spec.target_page_time.count() > 0 ? spec.max_page_size : spec.page_size;
     return std::max<std::uint64_t>(min_rows_to_split, min_pages_to_split * page_rows);
 }
-// A split fails when its victim wrote a page after it was read; a fresh look tries again, this often.
-constexpr int split_attempts = 4;
 
 class JobLease final : public RangeLease {
 public:
@@ -137,7 +138,7 @@ std::unique_ptr<RangeLease> JobSource::next() {
         if (auto range = ledger_->lease()) return std::make_unique<JobLease>(*this, std::move(*range));
         const auto pending = ledger_->pending_ranges();
         // A range nobody holds that the lease did not get is being leased by another worker right now
-        // (MySQL's lease locks the rows it looks at, SKIP LOCKED hides them): look again before splitting.
+        // (MySQL's lease skips a range another lease has locked): look again before splitting.
         if (std::any_of(pending.begin(), pending.end(), [](const StoredRange& range) { return range.owner == 0; })) {
             std::this_thread::sleep_for(lease_race_pause);
             continue;
@@ -145,7 +146,9 @@ std::unique_ptr<RangeLease> JobSource::next() {
         if (auto range = steal(pending)) return std::make_unique<JobLease>(*this, std::move(*range));
         const std::size_t seen = report_.recorded();
         if (job_finished()) return nullptr;
-        report_.wait_for_record(seen, idle_poll);
+        // A remainder worth splitting whose owner kept moving on: try again soon, not after a whole poll.
+        const bool contended = stealing_ && largest_remainder(ledger_->pending_ranges()).has_value();
+        report_.wait_for_record(seen, contended ? lease_race_pause : idle_poll);
     }
     return nullptr;
 }
@@ -204,17 +207,18 @@ std::optional<StoredRange> JobSource::split_at(StoredRange victim, const KeyValu
     // each time the fence fails, the owner's newer checkpoint is read, and the same split key still holds
     // while the server finds that checkpoint before it. The next try is a few milliseconds after the read.
     for (int look = 0; look < split_attempts; ++look) {
-        if (auto taken = ledger_->split(victim, middle, moved_rows)) {
+        const auto before_split = [&](const KeyValue& checkpoint) { return key_before(checkpoint, middle); };
+        if (auto taken = ledger_->split(victim, middle, moved_rows, before_split)) {
             report_.add_split();
             log().debug("range {} of job {} split at {}: this worker reads the upper part as range {}", victim.number,
                         job_id(), to_string(middle), taken->number);
             return taken;
         }
-        const auto leased = ledger_->pending_ranges();
-        const auto now = std::find_if(leased.begin(), leased.end(),
+        const auto pending = ledger_->pending_ranges();
+        const auto now = std::find_if(pending.begin(), pending.end(),
                                       [&](const StoredRange& range) { return range.number == victim.number; });
         // Finished, taken over, or split by another thief: look for a victim again.
-        if (now == leased.end() || now->owner != victim.owner ||
+        if (now == pending.end() || now->owner != victim.owner ||
             encode_key(now->range.hi) != encode_key(victim.range.hi))
             return std::nullopt;
         if (now->last_key && !key_before(*now->last_key, middle)) return std::nullopt;

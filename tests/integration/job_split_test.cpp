@@ -25,6 +25,9 @@ std::string store_name(const ::testing::TestParamInfo<Store>& info) {
 
 KeyValue key(std::int64_t id) { return KeyValue{id}; }
 
+// The source's answer to "is this newer checkpoint still before the split key 500?", for these tests.
+bool below_500(const KeyValue& checkpoint) { return std::get<std::int64_t>(checkpoint.at(0)) < 500; }
+
 class JobSplitTest : public MySqlTest, public ::testing::WithParamInterface<Store> {
 protected:
     void SetUp() override {
@@ -105,7 +108,7 @@ TEST_P(JobSplitTest, ASplitRefusesTheOwnersNextPageAndHandsTheUpperPartToTheThie
     EXPECT_EQ(leased[0].last_key, key(2));
     EXPECT_NE(leased[0].owner, 0u);
     EXPECT_EQ(leased[0].remaining_estimate(), 98u);
-    const auto taken = thief->split(leased[0], key(500), 40);
+    const auto taken = thief->split(leased[0], key(500), 40, below_500);
     ASSERT_TRUE(taken);
     EXPECT_EQ(taken->number, 1u);
     EXPECT_EQ(taken->range.lo, key(500));
@@ -148,13 +151,30 @@ TEST_P(JobSplitTest, ASplitWhoseVictimMovedOnChangesNothing) {
     // The owner commits a page after the thief read its checkpoint: the split key the thief computed from
     // it may lie below what the owner wrote now.
     ASSERT_EQ(owner->write(*range, page(3, 598), key(600)), PageWrite::written);
-    EXPECT_FALSE(thief->split(leased[0], key(500), 40));
+    EXPECT_FALSE(thief->split(leased[0], key(500), 40, below_500));
     const JobState state = store->state();
     EXPECT_EQ(state.ranges, 1u);
     ASSERT_EQ(state.range_states.size(), 1u);
     EXPECT_EQ(state.range_states[0].stored.range.hi, key(1000));
     EXPECT_EQ(owner->write(*range, page(601, 2), key(602)), PageWrite::written);
     EXPECT_EQ(queued_ids().size(), 602u);
+}
+
+// MySQL waits for the owner's page transaction and asks the source about the owner's newer checkpoint
+// under the range's lock; Redis fences on the checkpoint as read, and the thief looks again.
+TEST_P(JobSplitTest, ANewerCheckpointStillBeforeTheSplitKeyKeepsTheSplitInMySqlOnly) {
+    auto store = store_with_one_range();
+    auto owner = store->open_ledger();
+    auto thief = store->open_ledger();
+    auto range = owner->lease();
+    ASSERT_TRUE(range);
+    ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
+    const auto leased = thief->pending_ranges();
+    ASSERT_EQ(leased.size(), 1u);
+    ASSERT_EQ(owner->write(*range, page(3, 2), key(4)), PageWrite::written);
+    const auto taken = thief->split(leased[0], key(500), 40, below_500);
+    EXPECT_EQ(taken.has_value(), GetParam() == Store::mysql);
+    EXPECT_EQ(owner->write(*range, page(5, 2), key(6)), taken ? PageWrite::shrunk : PageWrite::written);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, JobSplitTest, ::testing::Values(Store::redis, Store::mysql), store_name);
