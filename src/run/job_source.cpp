@@ -86,17 +86,20 @@ public:
 
     // On the writer thread.
     PageWrite write(const EncodedPage& page) override {
-        PageWrite written = source_.ledger().write(range_, page.messages, page.last_key);
-        // Another worker split the range. A page read before this owner knew lies below the split key
-        // (the server says so) and is written under the new bound; one that reaches past it is refused,
-        // and the range is read again from its checkpoint.
-        while (written == PageWrite::shrunk && range_.range.hi &&
-               source_.key_before(page.last_key, *range_.range.hi)) {
-            {
-                std::lock_guard lock(mutex_);
-                new_bound_ = range_.range.hi;
-            }
+        PageWrite written;
+        for (;;) {
+            // Once the range was split, a page may have been read under an older, higher bound (the reader
+            // takes the new one only at its next page, and pages are in flight): it is written only when
+            // the server finds its last key below the bound; one that reaches past it is refused, and the
+            // range is read again from its checkpoint.
+            if (split_ && range_.range.hi && !source_.key_before(page.last_key, *range_.range.hi))
+                return PageWrite::shrunk;
             written = source_.ledger().write(range_, page.messages, page.last_key);
+            if (written != PageWrite::shrunk) break;
+            // Another worker split the range since its bound was read: `range_` holds the new bound.
+            split_ = true;
+            std::lock_guard lock(mutex_);
+            new_bound_ = range_.range.hi;
         }
         if (written == PageWrite::written) source_.report().add_written(page.messages.size());
         if (written == PageWrite::lost)
@@ -115,6 +118,7 @@ private:
     JobSource& source_;
     StoredRange range_;  // its upper bound and checkpoint as the store holds them (a split lowers the bound)
     std::uint64_t rows_read_ = 0;
+    bool split_ = false;  // the writer's: the range's bound has been lowered since it was leased
     std::mutex mutex_;
     std::optional<std::optional<KeyValue>> new_bound_;  // for the reader, once a split lowered the bound
 };

@@ -207,6 +207,23 @@ TEST_P(JobStealTest, IdleWorkersSplitLeasedRangesExactlyOnce) {
     expect_exactly_once();
 }
 
+// No rate cap: each owner's reader runs pages ahead of its writer, so pages read under the bound before a
+// split are in flight when the split lands, and must not reach past the split key into the thief's part.
+TEST_P(JobStealTest, SplitsWhileOwnersReadAheadAtFullSpeedExactlyOnce) {
+    int runs_with_splits = 0;
+    for (int run = 0; run < 3; ++run) {
+        if (run > 0) clean_up();
+        const CliRun done = run_rowpump(backfill_args(4, std::nullopt));
+        ASSERT_EQ(done.exit_code, 0) << done.describe();
+        const auto splits = summary_splits(done.err);
+        ASSERT_TRUE(splits) << done.describe();
+        if (*splits == 0) continue;  // the owners finished before the idle workers looked
+        ++runs_with_splits;
+        expect_exactly_once();
+    }
+    EXPECT_GT(runs_with_splits, 0) << "no run split a range";
+}
+
 // A split commits the owner's new upper bound and the thief's new range, leased to the thief, in one step.
 // The worst moments to die are right after it: the owner's pages above the split key are in flight, the
 // thief has not written its first page yet. Each round, a process with one worker per range left writes
