@@ -13,38 +13,41 @@ namespace {
 // keeps reading; past that the thief simply takes more than half, and its range can be split again.
 constexpr std::uint64_t max_offset = 1'000'000;
 
-// Bisection on the key's value stops once the lower part holds this close to half the estimated rows
-// (a tenth of them either way), or after this many steps (a 64-bit span halves to one value in 64).
+// Bisection on the key's value stops once the two parts' estimates are this close (a tenth of their sum),
+// or after this many steps (a 64-bit span halves to one value in 64).
 constexpr std::uint64_t balance_tolerance_divisor = 10;
 constexpr int max_bisection_steps = 64;
 
 // A single integer key: bisection on the key's value between the real first and last keys left, each step
-// weighed by the optimizer's estimate of the rows below it (index dives, no scan). The plain arithmetic
-// middle of a skewed key (most rows in a sliver of its span) would hand the thief the empty part.
+// weighing the optimizer's estimates (index dives, no scan) of the rows below and above it. The plain
+// arithmetic middle of a skewed key (most rows in a sliver of its span) would hand the thief the empty
+// part. Both parts are estimated, rather than one against the whole: InnoDB overestimates long ranges more
+// than short ones, and parts of about the same size are biased alike.
 template <class Integer>
 std::optional<KeyValue> integer_midpoint(KeyIndex& index, const PageBounds& bounds, const KeyValue& first,
                                          const KeyValue& last) {
     Integer low = std::get<Integer>(first[0]);
     Integer high = std::get<Integer>(last[0]);
-    const std::uint64_t total = index.estimate(bounds);
     std::optional<Integer> best;
     std::uint64_t best_error = 0;
     for (int step = 0; step < max_bisection_steps; ++step) {
         // split_points(low, high, 2) is overflow-safe and lands in (low, high], within (first, last]: both
-        // halves hold a key.
+        // parts hold a key.
         const auto points = split_points(low, high, 2);
         if (points.empty()) break;
         const Integer middle = points.front();
         PageBounds lower = bounds;
         lower.before = KeyValue{middle};
-        const std::uint64_t below = total == 0 ? 0 : index.estimate(lower);
-        const std::uint64_t error = below > total / 2 ? below - total / 2 : total / 2 - below;
+        const PageBounds upper{KeyValue{middle}, true, bounds.before};
+        const std::uint64_t below = index.estimate(lower);
+        const std::uint64_t above = index.estimate(upper);
+        const std::uint64_t error = below > above ? below - above : above - below;
         if (!best || error < best_error) {
             best = middle;
             best_error = error;
         }
-        if (total == 0 || error <= total / balance_tolerance_divisor) break;
-        if (below < total / 2) {
+        if (error <= (below + above) / balance_tolerance_divisor) break;
+        if (below < above) {
             low = middle;
         } else {
             if (middle - 1 <= low) break;

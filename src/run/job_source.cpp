@@ -101,7 +101,13 @@ public:
             std::lock_guard lock(mutex_);
             new_bound_ = range_.range.hi;
         }
-        if (written == PageWrite::written) source_.report().add_written(page.messages.size());
+        if (written == PageWrite::written) {
+            // The checkpoint the store now holds: a later refusal (above) reads on from here, and a stale
+            // one would read the pages written since then a second time.
+            range_.last_key = page.last_key;
+            range_.rows_written += page.messages.size();
+            source_.report().add_written(page.messages.size());
+        }
         if (written == PageWrite::lost)
             log().warn("range {} of job {} was taken over by another worker: leaving it", range_.number,
                        source_.job_id());
