@@ -5,6 +5,7 @@
 // loses it after the lease timeout.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,11 @@ struct StoredRange {
     std::optional<KeyValue> last_key;  // the checkpoint: rows up to here are in the queue
     std::uint64_t rows_written = 0;
     std::uint64_t estimated_rows = 0;
+    // Who held the lease when the range was read by pending_ranges(): a MySQL connection or Redis client id.
+    std::uint64_t owner = 0;
+
+    // What the plan expects is still unread (the estimate less what is written); 0 when it is exceeded.
+    std::uint64_t remaining_estimate() const { return estimated_rows > rows_written ? estimated_rows - rows_written : 0; }
 };
 
 // One range as the store holds it, whoever wrote it: this process, an earlier run or another process.
@@ -52,17 +58,41 @@ struct JobState {
     bool finished() const { return exists && ranges > 0 && ranges_done == ranges; }
 };
 
+// What became of a page handed to JobLedger::write.
+enum class PageWrite {
+    written,  // the rows and the checkpoint, together
+    shrunk,   // nothing written: another worker split the range since its upper bound was read
+    lost,     // nothing written: the lease is gone (taken over, or this connection died)
+};
+
 // One per worker; owns that worker's sink connection.
 class JobLedger {
 public:
     virtual ~JobLedger() = default;
     // A pending range that no live owner holds, now leased to this ledger's connection.
     virtual std::optional<StoredRange> lease() = 0;
-    // Writes the messages and moves the range's checkpoint to `last_key` in one atomic step. Returns false,
-    // having written nothing, when the lease was lost (taken over, or this connection died).
-    virtual bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) = 0;
+    // Writes the messages and moves the range's checkpoint to `last_key` in one atomic step, fenced on the
+    // lease and on the range's upper bound as `range` holds it: a split by another worker since then
+    // refuses the page. Then (shrunk) `range` is given the stored upper bound and checkpoint, and the rows
+    // after that checkpoint are to be read again up to the new bound.
+    virtual PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) = 0;
     // Marks the range done; false when the lease was lost.
     virtual bool complete(const StoredRange& range) = 0;
+
+    // The ready tasks in the job's queue, read through this ledger's connection (--high-water).
+    virtual std::optional<std::uint64_t> ready_count() = 0;
+
+    // Work stealing. The pending ranges other connections hold now, or nobody does (owner 0), each with its
+    // owner and checkpoint.
+    virtual std::vector<StoredRange> pending_ranges() = 0;
+    // In one atomic step with the owner's page writes: when `victim` is still held by the same owner under
+    // the same upper bound, its upper bound becomes `split` and a new range [split, old upper bound) of
+    // about `moved_rows` rows is added to the job, leased to this ledger's connection. `split` must lie
+    // strictly after the victim's checkpoint: when that has moved since it was read, a store that can wait
+    // for the owner's page to commit (MySQL) asks `before_split` about the newer checkpoint under the
+    // range's lock; Redis refuses. nullopt when the victim moved on meanwhile (read it again).
+    virtual std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                             const std::function<bool(const KeyValue&)>& before_split) = 0;
 };
 
 class JobStore {

@@ -43,30 +43,34 @@ public:
     MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
         : connection_(std::move(options)),
           definition_(definition),
+          queue_(sink.queue),
           inserter_(connection_, sink.queue, sink.priority_lists.size()) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying([&] { return lease_once(); });
     }
 
-    bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
+    PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
         try {
             return connection_.retrying([&] {
                 connection_.execute_text("START TRANSACTION");
                 try {
+                    // Fenced on the upper bound too: a split commits its new bound under this row's lock,
+                    // so a page is either written before the split (below the split key, which lies after
+                    // this checkpoint) or refused after it.
                     const auto fenced = connection_.execute(
                         "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
                         "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
-                        "owner = CONNECTION_ID() AND status = 'pending'",
+                        "owner = CONNECTION_ID() AND status = 'pending' AND hi <=> NULLIF(?, '')",
                         {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(),
-                         definition_.job_id, static_cast<std::int64_t>(range.number)});
+                         definition_.job_id, static_cast<std::int64_t>(range.number), encode_key(range.range.hi)});
                     if (fenced == 0) {
                         connection_.execute_text("ROLLBACK");
-                        return false;
+                        return refusal(range);
                     }
                     inserter_.insert(batch);
                     connection_.execute_text("COMMIT");
-                    return true;
+                    return PageWrite::written;
                 } catch (const Error& error) {
                     rollback_quietly();
                     throw;
@@ -75,7 +79,7 @@ public:
         } catch (const ConnectionLost&) {
             // The server rolled the transaction back, or committed it just before the connection went:
             // either way the stored checkpoint says which, and the lease belonged to the dead connection.
-            return false;
+            return PageWrite::lost;
         }
     }
 
@@ -85,6 +89,51 @@ public:
                        "UPDATE rowpump_job_ranges SET status = 'done', owner = 0, lease_until = NULL "
                        "WHERE job_id = ? AND range_no = ? AND owner = CONNECTION_ID()",
                        {definition_.job_id, static_cast<std::int64_t>(range.number)}) == 1;
+        });
+    }
+
+    std::optional<std::uint64_t> ready_count() override {
+        return connection_.retrying([this] {
+            auto result = connection_.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(queue_) +
+                                            " WHERE status = 'ready'");
+            result.next();
+            return std::optional<std::uint64_t>(result.uint64(1));
+        });
+    }
+
+    std::vector<StoredRange> pending_ranges() override {
+        return connection_.retrying([&] {
+            std::vector<StoredRange> ranges;
+            auto result = connection_.query(
+                "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner FROM rowpump_job_ranges "
+                "WHERE job_id = ? AND status = 'pending' AND owner <> CONNECTION_ID()",
+                {definition_.job_id});
+            while (result.next()) ranges.push_back(stored_range(result));
+            return ranges;
+        });
+    }
+
+    std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                     const std::function<bool(const KeyValue&)>& before_split) override {
+        return connection_.retrying([&] {
+            // An owner holds its range's row lock through each page transaction, most of the time while it
+            // writes: the thief waits for it, a second at most (an owner stopped inside its transaction
+            // must not hold the thief; its lease expires and its connection is ended by the next lease).
+            connection_.execute_text("SET SESSION innodb_lock_wait_timeout = 1");
+            connection_.execute_text("START TRANSACTION");
+            std::optional<StoredRange> taken;
+            try {
+                taken = split_once(victim, split, moved_rows, before_split);
+                connection_.execute_text(taken ? "COMMIT" : "ROLLBACK");
+            } catch (const DbError& error) {
+                rollback_quietly();
+                if (error.code() != 1205) throw;
+            } catch (const Error&) {
+                rollback_quietly();
+                throw;
+            }
+            connection_.execute_text("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+            return taken;
         });
     }
 
@@ -98,6 +147,69 @@ private:
         }
     }
 
+    // Columns range_no, lo, hi, last_key, rows_written, estimated_rows, owner, in this order.
+    StoredRange stored_range(mysql::Rows& result) const {
+        StoredRange range;
+        range.number = result.uint32(1);
+        range.range.lo = decode_optional_key(result.text(2), definition_.key_columns);
+        range.range.hi = decode_optional_key(result.text(3), definition_.key_columns);
+        range.last_key = decode_optional_key(result.text(4), definition_.key_columns);
+        range.rows_written = result.uint64(5);
+        range.estimated_rows = result.uint64(6);
+        range.owner = result.uint64(7);
+        return range;
+    }
+
+    // A page's fence matched nothing: still this connection's range with another upper bound (a split),
+    // or a lost lease. Read after the ROLLBACK, so no lock of this connection is held any more.
+    PageWrite refusal(StoredRange& range) {
+        auto result = connection_.query(
+            "SELECT hi, last_key FROM rowpump_job_ranges WHERE job_id = ? AND range_no = ? AND "
+            "owner = CONNECTION_ID() AND status = 'pending'",
+            {definition_.job_id, static_cast<std::int64_t>(range.number)});
+        if (!result.next()) return PageWrite::lost;
+        range.range.hi = decode_optional_key(result.text(1), definition_.key_columns);
+        range.last_key = decode_optional_key(result.text(2), definition_.key_columns);
+        return PageWrite::shrunk;
+    }
+
+    // Inside a transaction. The job's row is locked first (it numbers the new range), then the victim's.
+    std::optional<StoredRange> split_once(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                          const std::function<bool(const KeyValue&)>& before_split) {
+        auto job = connection_.query("SELECT ranges FROM rowpump_jobs WHERE job_id = ? FOR UPDATE", {definition_.job_id});
+        if (!job.next()) return std::nullopt;
+        const std::uint32_t number = job.uint32(1);
+        const std::string old_hi = encode_key(victim.range.hi);
+        auto fence = connection_.query(
+            "SELECT estimated_rows, last_key <=> NULLIF(?, ''), last_key FROM rowpump_job_ranges WHERE job_id = ? "
+            "AND range_no = ? AND status = 'pending' AND owner = ? AND hi <=> NULLIF(?, '') FOR UPDATE",
+            {encode_key(victim.last_key), definition_.job_id, static_cast<std::int64_t>(victim.number), victim.owner,
+             old_hi});
+        if (!fence.next()) return std::nullopt;
+        // The owner committed pages since the thief read its checkpoint: the split key must still lie after
+        // the newer one. The row stays locked meanwhile, so it cannot move again before the COMMIT.
+        if (fence.int64(2) == 0) {
+            const auto now = decode_optional_key(fence.text(3), definition_.key_columns);
+            if (!now || !before_split(*now)) return std::nullopt;
+        }
+        const std::uint64_t estimated = fence.uint64(1);
+        const std::string split_key = encode_key(split);
+        connection_.execute("UPDATE rowpump_job_ranges SET hi = ?, estimated_rows = ? WHERE job_id = ? AND range_no = ?",
+                            {split_key, static_cast<std::int64_t>(estimated > moved_rows ? estimated - moved_rows : 0),
+                             definition_.job_id, static_cast<std::int64_t>(victim.number)});
+        connection_.execute(
+            "INSERT INTO rowpump_job_ranges (job_id, range_no, lo, hi, estimated_rows, owner, lease_until) VALUES "
+            "(?, ?, ?, NULLIF(?, ''), ?, CONNECTION_ID(), NOW(6) + INTERVAL ? SECOND)",
+            {definition_.job_id, static_cast<std::int64_t>(number), split_key, old_hi,
+             static_cast<std::int64_t>(moved_rows), lease_seconds()});
+        connection_.execute("UPDATE rowpump_jobs SET ranges = ranges + 1 WHERE job_id = ?", {definition_.job_id});
+        StoredRange taken;
+        taken.number = number;
+        taken.range = {split, victim.range.hi};
+        taken.estimated_rows = moved_rows;
+        return taken;
+    }
+
     std::set<std::uint64_t> live_connections() {
         std::set<std::uint64_t> ids;
         auto result = connection_.query("SELECT ID FROM information_schema.PROCESSLIST");
@@ -107,42 +219,53 @@ private:
 
     std::optional<StoredRange> lease_once() {
         const auto live = live_connections();
+        // Candidates come from a plain read; then each is locked alone and looked at again. A lease that
+        // locked every pending row at once would hide them all from the workers leasing at the same
+        // moment, who would then split a remainder while a range lay free.
+        std::vector<std::uint32_t> candidates;
+        auto result = connection_.query(
+            "SELECT range_no, owner, COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
+            "WHERE job_id = ? AND status = 'pending' ORDER BY range_no",
+            {definition_.job_id});
+        while (result.next())
+            if (is_free(result.uint64(2), result.int64(3) != 0, live)) candidates.push_back(result.uint32(1));
+        for (const std::uint32_t number : candidates)
+            if (auto chosen = lease_candidate(number, live)) return chosen;
+        end_stuck_page_transactions(live);
+        return std::nullopt;
+    }
+
+    static bool is_free(std::uint64_t owner, bool expired, const std::set<std::uint64_t>& live) {
+        return owner == 0 || expired || !live.count(owner);
+    }
+
+    std::optional<StoredRange> lease_candidate(std::uint32_t number, const std::set<std::uint64_t>& live) {
         std::optional<StoredRange> chosen;
         connection_.execute_text("START TRANSACTION");
         try {
-            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway.
+            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway, and one
+            // that another worker is leasing right now is that worker's.
             auto result = connection_.query(
                 "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
                 "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
-                "WHERE job_id = ? AND status = 'pending' ORDER BY range_no FOR UPDATE SKIP LOCKED",
-                {definition_.job_id});
-            while (result.next() && !chosen) {
+                "WHERE job_id = ? AND range_no = ? AND status = 'pending' FOR UPDATE SKIP LOCKED",
+                {definition_.job_id, static_cast<std::int64_t>(number)});
+            if (result.next() && is_free(result.uint64(7), result.int64(8) != 0, live)) {
                 const std::uint64_t owner = result.uint64(7);
-                const bool expired = result.int64(8) != 0;
-                if (owner != 0 && !expired && live.count(owner)) continue;
                 if (owner != 0)
-                    log().info("taking over range {} of job {} from connection {} ({})", result.uint64(1),
-                               definition_.job_id, owner, live.count(owner) ? "lease expired" : "gone");
-                StoredRange range;
-                range.number = result.uint32(1);
-                range.range.lo = decode_optional_key(result.text(2), definition_.key_columns);
-                range.range.hi = decode_optional_key(result.text(3), definition_.key_columns);
-                range.last_key = decode_optional_key(result.text(4), definition_.key_columns);
-                range.rows_written = result.uint64(5);
-                range.estimated_rows = result.uint64(6);
-                chosen = std::move(range);
-            }
-            if (chosen)
+                    log().info("taking over range {} of job {} from connection {} ({})", number, definition_.job_id,
+                               owner, live.count(owner) ? "lease expired" : "gone");
+                chosen = stored_range(result);
                 connection_.execute(
                     "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
                     "WHERE job_id = ? AND range_no = ?",
-                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(chosen->number)});
+                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(number)});
+            }
             connection_.execute_text("COMMIT");
         } catch (const Error&) {
             rollback_quietly();
             throw;
         }
-        if (!chosen) end_stuck_page_transactions(live);
         return chosen;
     }
 
@@ -182,6 +305,7 @@ private:
 
     mysql::Connection connection_;
     JobDefinition definition_;
+    std::string queue_;
     mysql::QueueInserter inserter_;
     std::map<std::uint32_t, std::uint64_t> stuck_before_;  // range -> owner, as the last look found them
 };

@@ -27,18 +27,19 @@ std::vector<redis::Reply> hash_fields(redis::Connection& connection, const std::
 
 class RedisJobLedger final : public JobLedger {
 public:
-    RedisJobLedger(RedisOptions options, const SinkSpec& sink, const JobDefinition& definition, std::size_t ranges)
+    RedisJobLedger(RedisOptions options, const SinkSpec& sink, const JobDefinition& definition)
         : connection_(redis::Connection::connect_within(std::move(options), retry_budget(sink))),
           sink_(sink),
           definition_(definition),
-          ranges_(ranges),
           owner_(std::to_string(connection_.client_id())),
           plan_(sink) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
             refresh_owner();
-            for (std::size_t number = 0; number < ranges_; ++number) {
+            // Read each time: splits add ranges while the job runs.
+            const std::size_t ranges = range_count();
+            for (std::size_t number = 0; number < ranges; ++number) {
                 const std::string key = redis::job_range(definition_.state_prefix, definition_.job_id, number);
                 auto fields = hash_fields(connection_, key, {"status", "owner"});
                 if (fields.size() != 2 || fields[0].text != "pending") continue;
@@ -65,16 +66,16 @@ public:
         });
     }
 
-    bool write(const StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
+    PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
         const std::string range_key = redis::job_range(definition_.state_prefix, definition_.job_id, range.number);
         const std::string checkpoint = encode_key(last_key);
         try {
             // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
             // The lease stays with the id it was taken under until another process takes it over.
-            const bool written = connection_.retrying(retry_budget(sink_), [&] {
-                return write_once(range_key, range.number, batch, checkpoint);
+            const PageWrite written = connection_.retrying(retry_budget(sink_), [&] {
+                return write_once(range_key, range, batch, checkpoint);
             });
-            if (written) committed_ = checkpoint;
+            if (written == PageWrite::written) committed_ = checkpoint;
             return written;
         } catch (const QueueError& error) {
             throw QueueError("job " + definition_.job_id + ": " + error.what(), false);
@@ -90,28 +91,108 @@ public:
         });
     }
 
+    std::optional<std::uint64_t> ready_count() override {
+        return connection_.retrying(retry_budget(sink_), [this] {
+            for (const std::string& key : plan_.ready_keys()) connection_.append({"LLEN", key});
+            std::uint64_t total = 0;
+            for (const redis::Reply& reply : connection_.read_replies(plan_.ready_keys().size()))
+                total += static_cast<std::uint64_t>(reply.integer);
+            return std::optional<std::uint64_t>(total);
+        });
+    }
+
+    std::vector<StoredRange> pending_ranges() override {
+        return connection_.retrying(retry_budget(sink_), [&] {
+            const std::size_t ranges = range_count();
+            for (std::size_t number = 0; number < ranges; ++number)
+                connection_.append({"HMGET", redis::job_range(definition_.state_prefix, definition_.job_id, number), "status", "owner", "lo", "hi",
+                                    "last_key", "rows_written", "estimated_rows"});
+            const auto replies = connection_.read_replies(ranges);
+            std::vector<StoredRange> leased;
+            for (std::size_t number = 0; number < replies.size(); ++number) {
+                const auto& fields = replies[number].elements;
+                if (fields.size() != 7 || fields[0].text != "pending" || fields[1].text == owner_) continue;
+                StoredRange range;
+                range.number = static_cast<std::uint32_t>(number);
+                range.owner = std::stoull(fields[1].text);
+                range.range.lo = decode_optional_key(fields[2].text, definition_.key_columns);
+                range.range.hi = decode_optional_key(fields[3].text, definition_.key_columns);
+                range.last_key = decode_optional_key(fields[4].text, definition_.key_columns);
+                range.rows_written = std::stoull(fields[5].text);
+                range.estimated_rows = std::stoull(fields[6].text);
+                leased.push_back(std::move(range));
+            }
+            return leased;
+        });
+    }
+
+    // The checkpoint is fenced as read: a page commits in one short EXEC, so the thief's next look (a few
+    // milliseconds later) most often finds the owner between two pages.
+    std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
+                                     const std::function<bool(const KeyValue&)>&) override {
+        return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
+            // A retry after a lost reply finds the count moved and answers nullopt: the range it added is
+            // then leased to a connection that is gone, free for the next lease.
+            const std::size_t number = range_count();
+            const std::string count = std::to_string(number), owner = std::to_string(victim.owner);
+            const std::string checkpoint = encode_key(victim.last_key), bound = encode_key(victim.range.hi);
+            const std::string split_key = encode_key(split), moved = std::to_string(moved_rows);
+            const std::string lease_ms = std::to_string(lease_milliseconds());
+            const std::string meta = redis::job_meta(definition_.state_prefix, definition_.job_id);
+            const std::string victim_key = redis::job_range(definition_.state_prefix, definition_.job_id, victim.number);
+            const std::string taken_key = redis::job_range(definition_.state_prefix, definition_.job_id, number);
+            const auto reply = connection_.command({"EVAL", redis_scripts::split_range, "3", meta, victim_key, taken_key,
+                                                    count, owner, checkpoint, bound, split_key, moved, owner_, lease_ms});
+            if (reply.integer != 1) return std::nullopt;
+            committed_.clear();
+            StoredRange taken;
+            taken.number = static_cast<std::uint32_t>(number);
+            taken.range = {split, victim.range.hi};
+            taken.estimated_rows = moved_rows;
+            return taken;
+        });
+    }
+
 private:
     // A page is one MULTI of native pushes and a checkpoint script, under WATCH of the range's hash: any
-    // change to the range since its fence was read (a takeover) aborts the EXEC, so the pushes and the
-    // checkpoint are applied together or not at all. Native pushes are pipelined and parsed while the rest
+    // change to the range since its fence was read (a takeover, a split) aborts the EXEC, so the pushes and
+    // the checkpoint are applied together or not at all. Native pushes are pipelined and parsed while the rest
     // of the page is still being sent; a Lua script would first receive the whole page, then loop over it.
     // The pushes are planned here, from the fence: the range's row count numbers the delayed members.
-    bool write_once(const std::string& range_key, std::uint32_t range_number, const std::vector<Message>& batch,
-                    const std::string& checkpoint) {
-        connection_.append({"WATCH", range_key});
-        connection_.append({"HMGET", range_key, "status", "owner", "last_key", "rows_written"});
-        const auto fence = connection_.read_replies(2).at(1).elements;
-        const bool held = fence.size() == 4 && fence[0].text == "pending" && fence[1].text == owner_;
-        if (!held || fence[2].text != committed_) {
-            connection_.command({"UNWATCH"});
-            // The checkpoint already moved to this page's end: an earlier attempt's EXEC went through.
-            return held && fence[2].text == checkpoint;
+    PageWrite write_once(const std::string& range_key, StoredRange& range, const std::vector<Message>& batch,
+                         const std::string& checkpoint) {
+        const std::string bound = encode_key(range.range.hi);
+        // An EXEC aborted by a change to the range (a takeover or a split after the fence was read) reads
+        // the fence again to learn which. Nothing else writes a held range, so a second look decides.
+        for (int look = 0; look < 3; ++look) {
+            connection_.append({"WATCH", range_key});
+            connection_.append({"HMGET", range_key, "status", "owner", "last_key", "rows_written", "hi"});
+            const auto fence = connection_.read_replies(2).at(1).elements;
+            const bool held = fence.size() == 5 && fence[0].text == "pending" && fence[1].text == owner_;
+            if (!held || fence[2].text != committed_) {
+                connection_.command({"UNWATCH"});
+                // The checkpoint already moved to this page's end: an earlier attempt's EXEC went through.
+                return held && fence[2].text == checkpoint ? PageWrite::written : PageWrite::lost;
+            }
+            if (fence[4].text != bound) {
+                connection_.command({"UNWATCH"});
+                range.range.hi = decode_optional_key(fence[4].text, definition_.key_columns);
+                range.last_key = decode_optional_key(committed_, definition_.key_columns);
+                return PageWrite::shrunk;
+            }
+            if (exec_page(range_key, range.number, batch, checkpoint, std::stoull(fence[3].text)))
+                return PageWrite::written;
         }
-        // Delayed members are tagged {writer of (job, range), row's position in the range}: whichever
-        // attempt or process writes this page, from this fence, writes the same members, and no two rows
-        // of the job share one. Should a page ever be applied twice, its ZADDs would re-score, not add.
-        plan_.plan(batch, {redis::ledger_delayed_writer(definition_.job_id, range_number),
-                           std::stoull(fence[3].text)});
+        return PageWrite::lost;
+    }
+
+    // Delayed members are tagged {writer of (job, range), row's position in the range}: whichever
+    // attempt or process writes this page, from this fence, writes the same members, and no two rows
+    // of the job share one. Should a page ever be applied twice, its ZADDs would re-score, not add.
+    // False when the EXEC was aborted: the range changed after its fence was read.
+    bool exec_page(const std::string& range_key, std::uint32_t range_number, const std::vector<Message>& batch,
+                   const std::string& checkpoint, std::uint64_t rows_before) {
+        plan_.plan(batch, {redis::ledger_delayed_writer(definition_.job_id, range_number), rows_before});
         connection_.append({"MULTI"});
         const std::size_t pushes = plan_.commands();
         for (std::size_t i = 0; i < pushes; ++i) connection_.append(plan_.command(i));
@@ -126,7 +207,7 @@ private:
         connection_.append({"EXEC"});
         const auto replies = connection_.read_replies(pushes + 3);
         const redis::Reply& exec = replies.back();
-        if (exec.is_nil()) return false;  // the range changed hands after the fence was read
+        if (exec.is_nil()) return false;
         // Errors inside EXEC come back as nil elements: a failed push, or the checkpoint script's refusal.
         const bool all_applied = exec.elements.size() == pushes + 1 &&
                                  std::all_of(exec.elements.begin(), exec.elements.end(), [](const redis::Reply& reply) {
@@ -148,6 +229,11 @@ private:
     // After a reconnect this ledger is a new client: leases held by the old id are lost (and free).
     void refresh_owner() { owner_ = std::to_string(connection_.client_id()); }
 
+    std::size_t range_count() {
+        const auto ranges = connection_.command({"HGET", redis::job_meta(definition_.state_prefix, definition_.job_id), "ranges"});
+        return ranges.is_nil() ? 0 : std::stoul(ranges.text);
+    }
+
     bool client_alive(const std::string& id) {
         return !connection_.command({"CLIENT", "LIST", "ID", id}).text.empty();
     }
@@ -155,7 +241,6 @@ private:
     redis::Connection connection_;
     SinkSpec sink_;
     JobDefinition definition_;
-    std::size_t ranges_;
     std::string owner_;
     std::string committed_;  // the stored checkpoint of the range held now, as stored
     redis::PushPlan plan_;
@@ -184,7 +269,7 @@ public:
     }
 
     std::unique_ptr<JobLedger> open_ledger() override {
-        return std::make_unique<RedisJobLedger>(options_, sink_, definition_, state().ranges);
+        return std::make_unique<RedisJobLedger>(options_, sink_, definition_);
     }
 
 private:

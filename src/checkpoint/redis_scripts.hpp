@@ -58,4 +58,26 @@ redis.call('HSET', KEYS[1], 'status', 'done', 'owner', 0, 'lease_until', 0)
 return 1
 )lua";
 
+// KEYS: meta, victim range, new range.  ARGV: range count, victim's owner, checkpoint and upper bound as
+// read, split key, moved rows, thief, lease ms. Work stealing: when the job still has that many ranges and
+// the victim is still as read, its upper bound becomes the split key and the new range [split, old upper
+// bound) is added, leased to the thief. Owners' pages WATCH their range, so a page fenced before the split
+// is aborted by it. Returns 1, or 0 when anything moved (the thief reads again).
+inline const char* const split_range = R"lua(
+if redis.call('HGET', KEYS[1], 'ranges') ~= ARGV[1] or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local status, owner, last_key, hi, estimated =
+  unpack(redis.call('HMGET', KEYS[2], 'status', 'owner', 'last_key', 'hi', 'estimated_rows'))
+if status ~= 'pending' or owner ~= ARGV[2] or last_key ~= ARGV[3] or hi ~= ARGV[4] then return 0 end
+local moved = tonumber(ARGV[6])
+local left = tonumber(estimated) - moved
+if left < 0 then left = 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[2], 'hi', ARGV[5], 'estimated_rows', left)
+redis.call('HSET', KEYS[3], 'lo', ARGV[5], 'hi', hi, 'estimated_rows', moved, 'last_key', '', 'rows_written', 0,
+           'status', 'pending', 'owner', ARGV[7], 'lease_until', now + tonumber(ARGV[8]))
+redis.call('HSET', KEYS[1], 'ranges', tonumber(ARGV[1]) + 1)
+return 1
+)lua";
+
 }  // namespace rowpump::redis_scripts

@@ -23,4 +23,10 @@ std::optional<KeyValue> find_midpoint(mysql::Connection& connection, const ReadP
                                       const std::optional<KeyValue>& after, const std::optional<KeyValue>& before,
                                       std::uint64_t remaining_rows_estimate, bool after_inclusive = false);
 
+// True when the server finds `position`, a key a reader delivered, strictly before `bound`: in
+// [position, bound), one index descent. A thief checks that the split key it computed earlier still lies
+// after an owner's newer checkpoint; an owner, that a page it read before it learned of a split lies below
+// the split key. A position whose row has been deleted or filtered out since reads as false.
+bool key_before(mysql::Connection& connection, const ReadPlan& plan, const KeyValue& position, const KeyValue& bound);
+
 }  // namespace rowpump

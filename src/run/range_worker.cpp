@@ -1,18 +1,17 @@
 #include "run/range_worker.hpp"
 
+#include <chrono>
 #include <thread>
 
 #include "log.hpp"
-#include "mysql/connection.hpp"
-#include "partition/midpoint.hpp"
 
 namespace rowpump {
 
-void wait_below_high_water(Sink& sink, std::uint64_t high_water, const std::atomic<bool>& stop) {
+void wait_below_high_water(RangeSource& source, std::uint64_t high_water, const std::atomic<bool>& stop) {
     if (high_water == 0) return;
     bool logged = false;
     while (!stop.load()) {
-        const auto ready = sink.ready_count();
+        const auto ready = source.ready_count();
         if (!ready || *ready <= high_water) return;
         if (!logged) log().info("queue holds {} ready tasks (high water {}): pausing", *ready, high_water);
         logged = true;
@@ -22,78 +21,65 @@ void wait_below_high_water(Sink& sink, std::uint64_t high_water, const std::atom
 
 namespace {
 
-class BoardWorker {
-public:
-    BoardWorker(const WorkerContext& context, RangeBoard& board)
-        : context_(context),
-          board_(board),
-          sink_(make_sink(context.spec.sink)),
-          snapshot_session_(context.snapshot ? context.snapshot->take() : nullptr) {}
+std::string describe(const std::optional<KeyValue>& key, const char* none) { return key ? to_string(*key) : none; }
 
-    void run() {
-        while (auto index = board_.acquire()) {
-            bool completed = false;
-            try {
-                completed = read_range(*index);
-            } catch (...) {
-                board_.finish(*index, false);
-                throw;
-            }
-            board_.finish(*index, completed);
-        }
-    }
-
-private:
-    bool read_range(std::size_t index) {
-        BoardRange& shared = board_.at(index);
-        PageReader reader = snapshot_session_ ? PageReader(snapshot_session_, context_.plan, shared.range)
-                                              : PageReader(context_.spec.mysql, context_.plan, shared.range);
+// True when the range was read to its end. `snapshot`: --consistent-snapshot's session for this worker
+// (board runs only: a job id is refused with it, so nothing is read on from a checkpoint there).
+bool read_range(const WorkerContext& context, RangeSource& source, RangeLease& lease,
+                const std::shared_ptr<ReaderSession>& snapshot) {
+    for (;;) {
+        PageReader reader = snapshot ? PageReader(snapshot, context.plan, lease.range(), lease.resume_after())
+                                     : PageReader(context.spec.mysql, context.plan, lease.range(), lease.resume_after());
+        bool shrunk = false;
         PipelineHooks hooks;
         hooks.between_pages = [&] {
-            context_.gate.between_pages(context_.stop, [&] { reader.keep_alive(); sink_->keep_alive(); });
-            if (shared.split_requested.exchange(false)) split(index, shared, reader);
+            context.gate.between_pages(context.stop, [&] {
+                reader.keep_alive();
+                source.keep_alive();
+            });
+            lease.between_pages(reader);
         };
-        hooks.on_read = [&](std::size_t rows) { shared.rows_read += rows; };
+        hooks.on_read = [&](std::size_t rows) { lease.on_read(rows); };
         hooks.write = [&](const EncodedPage& page) {
-            wait_below_high_water(*sink_, context_.spec.high_water, context_.stop);
-            context_.rate.acquire(page.messages.size(), context_.stop);
-            sink_->write(page.messages);
-            board_.record_written(index, page.last_key, page.messages.size());
-            return true;
+            context.rate.acquire(page.messages.size(), context.stop);
+            wait_below_high_water(source, context.spec.high_water, context.stop);
+            const PageWrite written = lease.write(page);
+            shrunk = written == PageWrite::shrunk;
+            return written == PageWrite::written;
         };
-        return stream_pages(reader, context_.encoder, hooks, context_.stop) == StreamEnd::exhausted;
+        const StreamEnd end = stream_pages(reader, context.encoder, hooks, context.stop);
+        // The pages read past the checkpoint were dropped unwritten: the part below the new bound is
+        // read again, the part above it is the thief's.
+        if (!shrunk) return end == StreamEnd::exhausted;
+        log().debug("a split of the range left it ending before {}: reading on after {}",
+                    describe(lease.range().hi, "the end"), describe(lease.resume_after(), "its start"));
     }
-
-    // Between two pages this worker knows exactly where its range stands: hand the upper half of what is
-    // left to the board.
-    void split(std::size_t index, BoardRange& shared, PageReader& reader) {
-        if (!control_) control_.emplace(context_.spec.mysql);
-        const std::uint64_t remaining = shared.remaining();
-        // Before its first page a reader stands at its range's own (inclusive) start, not after a key.
-        const bool started = reader.position().has_value();
-        auto middle = find_midpoint(*control_, *context_.plan, started ? reader.position() : reader.range().lo,
-                                    reader.range().hi, remaining, !started);
-        if (!middle) {
-            board_.refuse_split(index);
-            return;
-        }
-        reader.set_upper_bound(*middle);
-        board_.add_split(index, *middle, remaining / 2);
-        log().debug("range {} split at {}", index, to_string(*middle));
-    }
-
-    const WorkerContext& context_;
-    RangeBoard& board_;
-    std::unique_ptr<Sink> sink_;
-    std::optional<mysql::Connection> control_;  // for midpoint queries, opened at the first split
-    std::shared_ptr<ReaderSession> snapshot_session_;  // --consistent-snapshot only
-};
+}
 
 }  // namespace
 
-void run_board_worker(const WorkerContext& context, RangeBoard& board) {
-    BoardWorker worker(context, board);
-    worker.run();
+void run_worker(const WorkerContext& context, RangeSource& source) {
+    const auto started = std::chrono::steady_clock::now();
+    auto busy_until = started;
+    std::size_t ranges = 0;
+    const std::shared_ptr<ReaderSession> snapshot = context.snapshot ? context.snapshot->take() : nullptr;
+    while (auto lease = source.next()) {
+        ++ranges;
+        bool exhausted = false;
+        try {
+            exhausted = read_range(context, source, *lease, snapshot);
+        } catch (...) {
+            lease->finish(false);
+            throw;
+        }
+        lease->finish(exhausted);
+        busy_until = std::chrono::steady_clock::now();
+    }
+    // How evenly stealing spread the work: until its last range ended, not until the whole job did (which
+    // an idle worker waits for). bench/steal_balance.sh reads this line.
+    log().debug("worker done after {:.3f} s: {} ranges read, the last one ending at {:.3f} s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), ranges,
+                std::chrono::duration<double>(busy_until - started).count());
 }
 
 }  // namespace rowpump

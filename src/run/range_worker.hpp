@@ -1,11 +1,12 @@
 #pragma once
-// The workers of a job without a job id: they take ranges from the in-memory board and split the
-// largest remainder when one of them runs out of work.
+// The worker loop of every run: take a range from the worker's source, stream its pages through the
+// pipeline, commit each through the range's lease, and read again from the checkpoint when another worker
+// split the range meanwhile.
 #include <atomic>
 #include <memory>
 
 #include "run/page_pipeline.hpp"
-#include "run/range_board.hpp"
+#include "run/range_source.hpp"
 #include "run/snapshot_sessions.hpp"
 #include "run/throttle.hpp"
 #include "throttle/throttle_gate.hpp"
@@ -22,10 +23,10 @@ struct WorkerContext {
     ThrottleGate& gate;
 };
 
-// Waits while the sink holds more than high_water ready tasks (0: never waits).
-void wait_below_high_water(Sink& sink, std::uint64_t high_water, const std::atomic<bool>& stop);
+// Waits while the source's queue holds more than high_water ready tasks (0: never waits).
+void wait_below_high_water(RangeSource& source, std::uint64_t high_water, const std::atomic<bool>& stop);
 
-// Runs until the board has nothing left. Throws what the first failing page threw.
-void run_board_worker(const WorkerContext& context, RangeBoard& board);
+// Runs until the source has nothing left. Throws what the first failing page threw.
+void run_worker(const WorkerContext& context, RangeSource& source);
 
 }  // namespace rowpump

@@ -15,7 +15,8 @@
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
-#include "run/job_worker.hpp"
+#include "run/board_source.hpp"
+#include "run/job_source.hpp"
 #include "run/range_worker.hpp"
 #include "throttle/throttle_gate.hpp"
 
@@ -211,7 +212,10 @@ JobSummary run_board(const Prepared& prepared, const JobControl& control, std::s
         const auto pass = prepared.gate->attach(halt, [&] { board.wake_all(); }, [&] {
             return RunView{{board.rows_written(), partitions.estimated_rows, watcher.seconds()}, board.summary().ranges};
         });
-        run_workers(workers, halt, [&] { board.wake_all(); }, [&] { run_board_worker(context, board); });
+        run_workers(workers, halt, [&] { board.wake_all(); }, [&] {
+            BoardSource source(context, board);
+            run_worker(context, source);
+        });
         seconds = watcher.seconds();
     }
     JobSummary summary = board.summary();
@@ -335,13 +339,17 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     {
         Watcher watcher(control, halt, job_rows_written, before.estimated_rows, nullptr, before.rows_written);
         const auto pass = prepared.gate->attach(halt, nullptr, [&] { return job_view(watcher.seconds()); });
-        run_workers(workers, halt, nullptr, [&] { run_job_worker(context, *store, store_mutex, report); });
+        run_workers(workers, halt, nullptr, [&] {
+            JobSource source(context, *store, store_mutex, report);
+            run_worker(context, source);
+        });
         summary.seconds = watcher.seconds();
     }
     const JobState after = store->state();
     summary.ranges = report.summarize(after);
     for (const auto& range : summary.ranges) summary.rows_read += range.rows_read;
     summary.rows_written = report.rows_written();
+    summary.steals = report.splits();
     summary.job_rows_written = after.rows_written;
     summary.estimated_rows = after.estimated_rows;
     summary.interrupted = !after.finished();

@@ -61,10 +61,10 @@ protected:
 TEST_F(RedisJobLedgerTest, APageAndItsCheckpointLandTogether) {
     auto store = store_with_one_range();
     auto ledger = store->open_ledger();
-    const auto range = ledger->lease();
+    auto range = ledger->lease();
     ASSERT_TRUE(range);
-    ASSERT_TRUE(ledger->write(*range, page(1, 3), KeyValue{std::int64_t{3}}));
-    ASSERT_TRUE(ledger->write(*range, page(4, 2), KeyValue{std::int64_t{5}}));
+    ASSERT_EQ(ledger->write(*range, page(1, 3), KeyValue{std::int64_t{3}}), PageWrite::written);
+    ASSERT_EQ(ledger->write(*range, page(4, 2), KeyValue{std::int64_t{5}}), PageWrite::written);
     EXPECT_EQ(list_items(redis(), queue()),
               (std::vector<std::string>{"{\"id\":1}", "{\"id\":2}", "{\"id\":3}", "{\"id\":4}", "{\"id\":5}"}));
     EXPECT_EQ(range_field("rows_written"), "5");
@@ -75,11 +75,11 @@ TEST_F(RedisJobLedgerTest, APageAndItsCheckpointLandTogether) {
 TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
     auto store = store_with_one_range();
     auto ledger = store->open_ledger();
-    const auto range = ledger->lease();
+    auto range = ledger->lease();
     ASSERT_TRUE(range);
     auto messages = page(1, 3);
     messages[1].due_ms = 4102444800000;  // 2100-01-01
-    ASSERT_TRUE(ledger->write(*range, messages, KeyValue{std::int64_t{3}}));
+    ASSERT_EQ(ledger->write(*range, messages, KeyValue{std::int64_t{3}}), PageWrite::written);
     EXPECT_EQ(list_items(redis(), queue()), (std::vector<std::string>{"{\"id\":1}", "{\"id\":3}"}));
     // The member is tagged with the range's writer and the row's position in the range (1: the second).
     const std::string member =
@@ -90,12 +90,12 @@ TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
 TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
     auto store = store_with_one_range();
     auto ledger = store->open_ledger();
-    const auto range = ledger->lease();
+    auto range = ledger->lease();
     ASSERT_TRUE(range);
-    ASSERT_TRUE(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}));
+    ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
     // Another owner takes the range (as a takeover after a lease expiry would).
     redis().command({"HSET", redis::job_range(definition_.job_id, 0), "owner", "999999999"});
-    EXPECT_FALSE(ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}}));
+    EXPECT_EQ(ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}}), PageWrite::lost);
     EXPECT_EQ(list_items(redis(), queue()).size(), 2u) << "a fenced-out page reached the queue";
     EXPECT_EQ(range_field("last_key"), encode_key(KeyValue{std::int64_t{2}}));
     EXPECT_FALSE(ledger->complete(*range));
@@ -104,9 +104,9 @@ TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
 TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
     auto store = store_with_one_range();
     auto ledger = store->open_ledger();
-    const auto range = ledger->lease();
+    auto range = ledger->lease();
     ASSERT_TRUE(range);
-    ASSERT_TRUE(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}));
+    ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
     const std::string before = range_field("last_key");
     // Someone replaces the list with a string mid-run: the page's push fails inside its MULTI.
     redis().command({"DEL", queue()});
@@ -124,10 +124,10 @@ TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
 TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAgainAddsNone) {
     auto store = store_with_one_range();
     auto ledger = store->open_ledger();
-    const auto range = ledger->lease();
+    auto range = ledger->lease();
     ASSERT_TRUE(range);
     const std::vector<Message> twins(50, Message{"{\"same\":1}", 0, 4102444800000});
-    ASSERT_TRUE(ledger->write(*range, twins, KeyValue{std::int64_t{50}}));
+    ASSERT_EQ(ledger->write(*range, twins, KeyValue{std::int64_t{50}}), PageWrite::written);
     EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50);
 
     // Whoever writes the same page from the same fence writes the same members: put the range back to
@@ -135,9 +135,9 @@ TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAg
     redis().command({"HSET", redis::job_range(definition_.job_id, 0), "last_key", "", "rows_written", "0", "owner",
                      "0"});
     auto second = store->open_ledger();
-    const auto again = second->lease();
+    auto again = second->lease();
     ASSERT_TRUE(again);
-    ASSERT_TRUE(second->write(*again, twins, KeyValue{std::int64_t{50}}));
+    ASSERT_EQ(second->write(*again, twins, KeyValue{std::int64_t{50}}), PageWrite::written);
     EXPECT_EQ(redis().command({"ZCARD", redis::delayed_set(queue())}).integer, 50) << "the page added members";
 }
 
