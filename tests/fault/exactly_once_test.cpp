@@ -62,15 +62,8 @@ protected:
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        try {
-            redis_.emplace(RedisOptions::from_url(redis_url_));
-        } catch (const Error& error) {
-            FAIL() << "cannot connect to the local Redis (" << error.what()
-                   << "): is it running? Run: bash scripts/services.sh start";
-        }
+        connect_local_redis(redis_url_, redis_);
+        if (HasFatalFailure()) return;
         const std::string pid = std::to_string(::getpid());
         const std::string kind = GetParam() == Sink::redis ? "redis" : "mysql";
         job_id_ = "rp_test_eo_" + kind + "_" + pid;

@@ -61,15 +61,8 @@ protected:
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        try {
-            redis_.emplace(RedisOptions::from_url(redis_url_));
-        } catch (const Error& error) {
-            FAIL() << "cannot connect to the local Redis (" << error.what()
-                   << "): is it running? Run: bash scripts/services.sh start";
-        }
+        connect_local_redis(redis_url_, redis_);
+        if (HasFatalFailure()) return;
         const std::string pid = std::to_string(::getpid());
         job_id_ = std::string("rp_test_steal_") + (GetParam() == Sink::redis ? "redis_" : "mysql_") + pid;
         queue_ = GetParam() == Sink::redis ? "rp_test:steal.q:" + pid : "rp_test_steal_q_" + pid;

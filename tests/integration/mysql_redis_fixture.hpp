@@ -18,10 +18,8 @@ protected:
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        redis_url_ = *url;
-        redis_.emplace(RedisOptions::from_url(redis_url_));
+        connect_local_redis(redis_url_, redis_);
+        if (HasFatalFailure()) return;
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         const std::string name = std::string(test->test_suite_name()) + "." + test->name();
         queue_ = "rp_test:" + name + ":" + std::to_string(::getpid());

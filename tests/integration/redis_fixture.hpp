@@ -36,6 +36,20 @@ inline std::optional<std::string> redis_url_from_env() {
     return std::string(url);
 }
 
+// Sets `url` from ROWPUMP_REDIS_URL and opens `connection` to it; a fatal test failure, which the
+// caller's SetUp checks with HasFatalFailure(), when the variable is unset or the server does not answer.
+inline void connect_local_redis(std::string& url, std::optional<redis::Connection>& connection) {
+    const auto from_env = redis_url_from_env();
+    if (!from_env) FAIL() << start_redis_hint;
+    url = *from_env;
+    try {
+        connection.emplace(RedisOptions::from_url(url));
+    } catch (const Error& error) {
+        FAIL() << "cannot connect to the local Redis (" << error.what()
+               << "): is it running? Run: bash scripts/services.sh start";
+    }
+}
+
 // Every element of a list, in order.
 inline std::vector<std::string> list_items(redis::Connection& connection, const std::string& key) {
     std::vector<std::string> out;
@@ -59,15 +73,8 @@ inline void delete_keys(redis::Connection& connection, const std::string& patter
 class RedisTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        url_ = *url;
-        try {
-            connection_.emplace(RedisOptions::from_url(url_));
-        } catch (const Error& error) {
-            FAIL() << "cannot connect to the local Redis (" << error.what()
-                   << "): is it running? Run: bash scripts/services.sh start";
-        }
+        connect_local_redis(url_, connection_);
+        if (HasFatalFailure()) return;
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         queue_ = std::string("rp_test:") + test->test_suite_name() + "." + test->name() + ":" +
                  std::to_string(::getpid());
