@@ -317,7 +317,8 @@ TEST_F(ThrottleTest, CriticalLoadStopsWithExit3AndTheResumeIsExactlyOnce) {
         return std::make_pair(std::stoul(*got[0][0]), std::stoul(*got[0][1]));
     };
     {
-        const auto sessions = busy(8, 4);
+        // Long enough to outlast a slow start of the eight sessions on a loaded machine (4 s once did not).
+        const auto sessions = busy(8, 8);
         std::vector<std::string> first = args;
         // Slow enough that the stop comes long before the end.
         for (const char* more : {"--critical-load", "Threads_running=5", "--rate", "2000"}) first.push_back(more);
