@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -24,7 +25,15 @@ namespace {
 
 class SharedStream {
 public:
-    SharedStream(std::FILE* file, std::string name, bool owned) : file_(file), name_(std::move(name)), owned_(owned) {}
+    // An owned file gets a 1 MiB buffer of its own: glibc ignores setvbuf's size when it allocates the
+    // buffer itself, and its 4 KiB default made 54,000 write(2) calls for a 1M-row table, a third of the
+    // client's CPU spent in the file system's per-call work (mydumper makes 219 for the same bytes).
+    SharedStream(std::FILE* file, std::string name, bool owned) : file_(file), name_(std::move(name)), owned_(owned) {
+        if (owned_) {
+            buffer_ = std::make_unique<char[]>(buffer_size);
+            std::setvbuf(file_, buffer_.get(), _IOFBF, buffer_size);
+        }
+    }
     ~SharedStream() {
         if (owned_) std::fclose(file_);
     }
@@ -52,10 +61,13 @@ private:
         throw QueueError("cannot write to " + name_ + ": " + std::strerror(error), false);
     }
 
+    static constexpr std::size_t buffer_size = std::size_t{1} << 20;
+
     std::mutex mutex_;
     std::FILE* file_;
     std::string name_;
     bool owned_;
+    std::unique_ptr<char[]> buffer_;  // released after fclose, which flushes from it
 };
 
 class StreamRegistry {
@@ -78,7 +90,6 @@ public:
             if (first_time) opened_.erase(key);
             throw UsageError("cannot open NDJSON file '" + path + "': " + std::strerror(errno));
         }
-        std::setvbuf(file, nullptr, _IOFBF, 1 << 20);
         auto stream = std::make_shared<SharedStream>(file, "file:" + path, true);
         streams_[key] = stream;
         return stream;
