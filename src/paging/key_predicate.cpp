@@ -78,6 +78,10 @@ SqlFragment key_before(const KeyExpression& key, const KeyValue& value) {
     return bounded(key, value, " <= ", " < ", " < ");
 }
 
+SqlFragment key_at_most(const KeyExpression& key, const KeyValue& value) {
+    return bounded(key, value, " <= ", " < ", " <= ");
+}
+
 std::string column_list(const KeyExpression& key) {
     std::string out;
     for (const auto& column : key.columns) out += (out.empty() ? "" : ", ") + column;

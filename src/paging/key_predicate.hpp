@@ -34,6 +34,8 @@ struct KeyExpression {
 SqlFragment key_after(const KeyExpression& key, const KeyValue& value, bool inclusive);
 // key < value.  (a, b) < (x, y) becomes  a <= ? AND (a < ? OR (a = ? AND b < ?)).
 SqlFragment key_before(const KeyExpression& key, const KeyValue& value);
+// key <= value.  (a, b) <= (x, y) becomes  a <= ? AND (a < ? OR (a = ? AND b <= ?)).
+SqlFragment key_at_most(const KeyExpression& key, const KeyValue& value);
 // "a, b" (for ORDER BY and SELECT lists).
 std::string column_list(const KeyExpression& key);
 

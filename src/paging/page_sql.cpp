@@ -138,17 +138,31 @@ SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys
     std::string tuple;
     for (const auto& placeholder : k.bare.placeholders) tuple += (tuple.empty() ? "" : ", ") + placeholder;
     if (composite) tuple = "(" + tuple + ")";
-    SqlFragment out;
-    out.sql = "SELECT " + select_list("") + " FROM " + table_for(pass) + " WHERE " +
-              (composite ? "(" + column_list(k.bare) + ")" : column_list(k.bare)) + " IN (";
+    SqlFragment in{(composite ? "(" + column_list(k.bare) + ")" : column_list(k.bare)) + " IN (", {}};
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        out.sql += (i ? ", " : "") + tuple;
-        out.params.insert(out.params.end(), keys[i].begin(), keys[i].end());
+        in.sql += (i ? ", " : "") + tuple;
+        in.params.insert(in.params.end(), keys[i].begin(), keys[i].end());
     }
-    out.sql += ")";
-    // Rows may have changed since phase 1: the filter still decides what is read.
-    if (!where_.empty()) out.sql += " AND (" + where_ + ")";
-    out.sql += " ORDER BY " + column_list(k.bare);
+    in.sql += ")";
+    SqlFragment where;
+    if (pass == Pass::main && where_.empty() && !keys.empty()) {
+        // Without a filter, phase 1's keys are every key between its first and last, so that span, read in
+        // the key's index, holds exactly the page's rows (and any inserted since). Read as the span, with
+        // the list kept only as a filter the range optimizer does not look into (IS TRUE): given the IN
+        // alone, MariaDB builds one range per key, and a 5,000-key page of (emp_no, dept_no) costs it
+        // 13-14 ms of CPU against 9-11 ms this way (2-3 ms of it for the span, about 6 for the list).
+        where.and_also(null_key_condition_.empty() ? SqlFragment{} : SqlFragment{"NOT " + null_key_condition_, {}});
+        where.and_also(key_after(k.bare, keys.front(), true));
+        where.and_also(key_at_most(k.bare, keys.back()));
+        where.and_also({"(" + in.sql + ") IS TRUE", in.params});
+    } else {
+        where = in;
+        // Rows may have changed since phase 1: the filter still decides what is read.
+        if (!where_.empty()) where.and_also({"(" + where_ + ")", {}});
+    }
+    SqlFragment out{"SELECT " + select_list("") + " FROM " + table_for(pass) + " WHERE " + where.sql + " ORDER BY " +
+                        column_list(k.bare),
+                    std::move(where.params)};
     return out;
 }
 

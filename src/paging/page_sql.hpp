@@ -35,7 +35,9 @@ public:
     SqlFragment deferred_join(Pass pass, const PageBounds& bounds, std::size_t limit) const;
     // id-in, phase 1: SELECT key FROM t WHERE ... ORDER BY key LIMIT ?
     SqlFragment keys_only(Pass pass, const PageBounds& bounds, std::size_t limit) const;
-    // id-in, phase 2: SELECT cols FROM t WHERE key IN (...) ORDER BY key
+    // id-in, phase 2: SELECT cols FROM t WHERE key IN (...) ORDER BY key, or, when phase 1 had no filter,
+    // SELECT cols FROM t WHERE key >= first AND key <= last AND (key IN (...)) IS TRUE ORDER BY key.
+    // `keys` are phase 1's, in key order.
     SqlFragment rows_with_keys(Pass pass, const std::vector<KeyValue>& keys) const;
     // SELECT cols FROM t WHERE filter AND bounds ORDER BY key LIMIT ? OFFSET ?
     SqlFragment offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const;

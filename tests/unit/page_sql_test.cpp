@@ -63,12 +63,27 @@ TEST(PageSql, DeferredJoinPagesKeysInASubqueryAndJoinsBack) {
               "ORDER BY `id` LIMIT ?) AS rp_page ON rp_t.`id` = rp_page.`id` ORDER BY rp_t.`id`");
 }
 
-TEST(PageSql, IdInSecondPhaseListsEveryKeyTuple) {
+TEST(PageSql, IdInSecondPhaseWithAFilterListsEveryKeyTuple) {
+    auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"}, "b <> 'z'");
+    PageSql sql(plan);
+    auto page = sql.rows_with_keys(Pass::main, {{std::int64_t{1}, std::string("x")}, {std::int64_t{2}, std::string("y")}});
+    EXPECT_EQ(page.sql,
+              "SELECT `a`, `b` FROM `db`.`t` WHERE (`a`, `b`) IN ((?, ?), (?, ?)) AND (b <> 'z') ORDER BY `a`, `b`");
+    EXPECT_EQ(page.params.size(), 4u);
+}
+
+TEST(PageSql, IdInSecondPhaseWithoutAFilterReadsTheSpanOfItsKeysAndKeepsOnlyThem) {
     auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"});
     PageSql sql(plan);
     auto page = sql.rows_with_keys(Pass::main, {{std::int64_t{1}, std::string("x")}, {std::int64_t{2}, std::string("y")}});
-    EXPECT_EQ(page.sql, "SELECT `a`, `b` FROM `db`.`t` WHERE (`a`, `b`) IN ((?, ?), (?, ?)) ORDER BY `a`, `b`");
-    EXPECT_EQ(page.params.size(), 4u);
+    EXPECT_EQ(page.sql,
+              "SELECT `a`, `b` FROM `db`.`t` WHERE `a` >= ? AND (`a` > ? OR (`a` = ? AND (`b` >= ?))) AND `a` <= ? "
+              "AND (`a` < ? OR (`a` = ? AND (`b` <= ?))) AND ((`a`, `b`) IN ((?, ?), (?, ?))) IS TRUE "
+              "ORDER BY `a`, `b`");
+    const std::vector<mysql::Param> expected{std::int64_t{1}, std::int64_t{1}, std::int64_t{1}, std::string("x"),
+                                             std::int64_t{2}, std::int64_t{2}, std::int64_t{2}, std::string("y"),
+                                             std::int64_t{1}, std::string("x"), std::int64_t{2}, std::string("y")};
+    EXPECT_EQ(page.params, expected);
 }
 
 TEST(PageSql, NullableKeyExcludesNullsFromTheMainPassAndReadsThemInTheirOwn) {
