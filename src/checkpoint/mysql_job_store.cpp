@@ -56,13 +56,24 @@ public:
     }
 
     PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
-        try {
-            return connection_.retrying([&] { return write_once(range, batch, last_key); });
-        } catch (const ConnectionLost&) {
-            // The server rolled the transaction back, or committed it just before the connection went:
-            // either way the stored checkpoint says which, and the lease belonged to the dead connection.
-            return PageWrite::lost;
-        }
+        // Once a COMMIT of this page is in doubt: the session that sent it, whose lease the next attempt
+        // settles first (settle_in_doubt).
+        std::optional<std::uint64_t> in_doubt;
+        return connection_.retrying([&] {
+            if (in_doubt) {
+                const InDoubtPage found = settle_in_doubt(range, last_key, *in_doubt);
+                in_doubt.reset();
+                if (found == InDoubtPage::committed) return PageWrite::written;
+                if (found == InDoubtPage::taken_over) return PageWrite::lost;
+            }
+            const std::uint64_t owner = connection_.session_id();
+            try {
+                return write_once(range, batch, last_key);
+            } catch (const CommitInDoubt&) {
+                in_doubt = owner;
+                throw;
+            }
+        });
     }
 
     bool complete(const StoredRange& range) override {
