@@ -35,6 +35,8 @@ constexpr bool is_connection_loss(int code) {
 }
 
 // Retrying the same operation may succeed: a lost session (on a new one) or a lock conflict.
-constexpr bool is_transient(int code) { return is_connection_loss(code) || code == lock_wait_timeout || code == deadlock; }
+constexpr bool is_transient(int code) {
+    return is_connection_loss(code) || code == lock_wait_timeout || code == deadlock;
+}
 
 }  // namespace rowpump::mysql::codes
