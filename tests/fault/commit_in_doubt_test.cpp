@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "checkpoint/job_store.hpp"
+#include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
 
@@ -156,14 +157,11 @@ protected:
         const std::string pid = std::to_string(::getpid());
         sink_.uri = url_through(cutter_->port());
         sink_.queue = "rp_test_doubt_q_" + pid;
-        definition_.job_id = "rp_test_doubt_" + pid;
-        definition_.description = "a test job";
-        definition_.fingerprint = "0123456789abcdef";
-        definition_.key_columns = {Column{"id", "bigint(20)", ColumnKind::signed_integer}};
-        clean_up();
+        definition_ = id_keyed_job("rp_test_doubt_" + pid);
+        drop_mysql_job(tables(), sink_.queue, definition_.job_id);
     }
     void TearDown() override {
-        if (cutter_) clean_up();
+        if (cutter_) drop_mysql_job(tables(), sink_.queue, definition_.job_id);
         MySqlTest::TearDown();
     }
 
@@ -190,17 +188,6 @@ protected:
         EXPECT_EQ(state.rows_written, 5u);
         const auto ids = payload_keys(queue_payloads(tables().connection(), sink_.queue), {"id"});
         EXPECT_EQ(multiset_difference(ids, {"1", "2", "3", "4", "5"}), "");
-    }
-
-    void clean_up() {
-        auto& mysql = tables().connection();
-        mysql.execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(sink_.queue));
-        for (const char* table : {"rowpump_job_ranges", "rowpump_jobs"})
-            if (!tables()
-                     .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                           {std::string(table)})
-                     .empty())
-                mysql.execute(std::string("DELETE FROM ") + table + " WHERE job_id = ?", {definition_.job_id});
     }
 
     std::optional<CommitCutter> cutter_;
