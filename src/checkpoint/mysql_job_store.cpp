@@ -169,7 +169,7 @@ private:
             {owner, encode_key(last_key), definition_.job_id, static_cast<std::int64_t>(range.number)});
         if (!row.next() || row.int64(1) == 0) {
             log().warn("range {} of job {}: the COMMIT of the page up to {} was in doubt, and another worker has "
-                       "taken the range over since; its checkpoint has the page or not",
+                       "taken the range over since: that worker's checkpoint says whether the page is written",
                        range.number, definition_.job_id, to_string(last_key));
             return InDoubtPage::taken_over;
         }
