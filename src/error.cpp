@@ -1,5 +1,7 @@
 #include "rowpump/error.hpp"
 
+#include "mysql/error_codes.hpp"
+
 namespace rowpump {
 
 namespace {
@@ -17,20 +19,10 @@ ConfigError::ConfigError(std::string file, int line, int column, const std::stri
 DbError::DbError(const std::string& message, int code, std::string sqlstate, std::string query)
     : Error(message), code_(code), sqlstate_(std::move(sqlstate)), query_(std::move(query)) {}
 
-bool DbError::is_transient() const noexcept {
-    switch (code_) {
-        case 1205:  // lock wait timeout
-        case 1213:  // deadlock
-        case 2002:  // cannot connect through socket
-        case 2003:  // cannot connect to server
-        case 2006:  // server has gone away
-        case 2013:  // lost connection during query
-        case 1927:  // MariaDB: connection was killed
-        case 1053:  // server shutdown in progress
-            return true;
-        default:
-            return false;
-    }
-}
+bool DbError::is_transient() const noexcept { return mysql::codes::is_transient(code_); }
+
+CommitInDoubt::CommitInDoubt(const ConnectionLost& cause)
+    : ConnectionLost(std::string(cause.what()) + " (during COMMIT: the transaction may have been committed or not)",
+                     cause.code(), cause.sqlstate(), cause.query()) {}
 
 }  // namespace rowpump

@@ -50,7 +50,8 @@ public:
     int code() const noexcept { return code_; }
     const std::string& sqlstate() const noexcept { return sqlstate_; }
     const std::string& query() const noexcept { return query_; }
-    // 2006/2013 (gone away, lost), 1205 (lock wait timeout), 1213 (deadlock), 2002/2003 (refused).
+    // Lost or refused connections, a server shutting down, lock wait timeouts and deadlocks (the codes
+    // are in src/mysql/error_codes.hpp).
     bool is_transient() const noexcept override;
 
 private:
@@ -64,6 +65,22 @@ class ConnectionLost : public DbError {
 public:
     using DbError::DbError;
     bool is_transient() const noexcept override { return true; }
+};
+
+// The connection was lost while COMMIT was on its way (libpqxx's in_doubt_error): the server may have
+// committed the transaction before it went, or rolled it back. Only what the transaction wrote can tell,
+// read on a new session. Transient like any lost connection, for callers whose retry is harmless either way.
+class CommitInDoubt : public ConnectionLost {
+public:
+    explicit CommitInDoubt(const ConnectionLost& cause);
+};
+
+// A transient MySQL failure retried until the retry budget was spent: final, never transient, so that no
+// outer retry starts the budget again.
+class RetryBudgetSpent : public DbError {
+public:
+    using DbError::DbError;
+    bool is_transient() const noexcept override { return false; }
 };
 
 // The server refused who we are (wrong password, unknown database): retrying will not help.

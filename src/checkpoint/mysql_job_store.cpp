@@ -1,5 +1,6 @@
 // Job state in two tables beside the queue table. A page is one transaction: the fenced checkpoint
-// UPDATE first (it locks the range row and proves the lease), then the queue INSERT, then COMMIT.
+// UPDATE first (it locks the range row and proves the lease), then the queue INSERT, then COMMIT. A
+// COMMIT in doubt (the connection lost on its way) is settled by the checkpoint, read on a new session.
 #include <map>
 #include <set>
 
@@ -7,14 +8,18 @@
 #include "checkpoint/key_codec.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
+#include "mysql/error_codes.hpp"
 #include "mysql/queue_insert.hpp"
 #include "mysql/queue_table.hpp"
+#include "mysql/transaction.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 
 namespace rowpump {
 
 namespace {
+
+constexpr int no_such_thread = 1094;  // KILL of a connection that has ended
 
 const char* const jobs_ddl =
     "CREATE TABLE IF NOT EXISTS rowpump_jobs ("
@@ -51,36 +56,24 @@ public:
     }
 
     PageWrite write(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) override {
-        try {
-            return connection_.retrying([&] {
-                connection_.execute_text("START TRANSACTION");
-                try {
-                    // Fenced on the upper bound too: a split commits its new bound under this row's lock,
-                    // so a page is either written before the split (below the split key, which lies after
-                    // this checkpoint) or refused after it.
-                    const auto fenced = connection_.execute(
-                        "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
-                        "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
-                        "owner = CONNECTION_ID() AND status = 'pending' AND hi <=> NULLIF(?, '')",
-                        {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(),
-                         definition_.job_id, static_cast<std::int64_t>(range.number), encode_key(range.range.hi)});
-                    if (fenced == 0) {
-                        connection_.execute_text("ROLLBACK");
-                        return refusal(range);
-                    }
-                    inserter_.insert(batch);
-                    connection_.execute_text("COMMIT");
-                    return PageWrite::written;
-                } catch (const Error& error) {
-                    rollback_quietly();
-                    throw;
-                }
-            });
-        } catch (const ConnectionLost&) {
-            // The server rolled the transaction back, or committed it just before the connection went:
-            // either way the stored checkpoint says which, and the lease belonged to the dead connection.
-            return PageWrite::lost;
-        }
+        // Once a COMMIT of this page is in doubt: the session that sent it, whose lease the next attempt
+        // settles first (settle_in_doubt).
+        std::optional<std::uint64_t> in_doubt;
+        return connection_.retrying([&] {
+            if (in_doubt) {
+                const InDoubtPage found = settle_in_doubt(range, last_key, *in_doubt);
+                in_doubt.reset();
+                if (found == InDoubtPage::committed) return PageWrite::written;
+                if (found == InDoubtPage::taken_over) return PageWrite::lost;
+            }
+            const std::uint64_t owner = connection_.session_id();
+            try {
+                return write_once(range, batch, last_key);
+            } catch (const CommitInDoubt&) {
+                in_doubt = owner;
+                throw;
+            }
+        });
     }
 
     bool complete(const StoredRange& range) override {
@@ -120,17 +113,15 @@ public:
             // writes: the thief waits for it, a second at most (an owner stopped inside its transaction
             // must not hold the thief; its lease expires and its connection is ended by the next lease).
             connection_.execute_text("SET SESSION innodb_lock_wait_timeout = 1");
-            connection_.execute_text("START TRANSACTION");
             std::optional<StoredRange> taken;
             try {
+                // A split whose COMMIT is in doubt is tried again: had it been committed, the victim's bound
+                // has moved, the fence refuses, and the new range, leased by the dead session, is free.
+                mysql::Transaction transaction(connection_);
                 taken = split_once(victim, split, moved_rows, before_split);
-                connection_.execute_text(taken ? "COMMIT" : "ROLLBACK");
+                if (taken) transaction.commit();
             } catch (const DbError& error) {
-                rollback_quietly();
-                if (error.code() != 1205) throw;
-            } catch (const Error&) {
-                rollback_quietly();
-                throw;
+                if (error.code() != mysql::codes::lock_wait_timeout) throw;
             }
             connection_.execute_text("SET SESSION innodb_lock_wait_timeout = DEFAULT");
             return taken;
@@ -140,10 +131,66 @@ public:
 private:
     std::int64_t lease_seconds() const { return static_cast<std::int64_t>(definition_.lease_timeout.count()); }
 
-    void rollback_quietly() noexcept {
+    PageWrite write_once(StoredRange& range, const std::vector<Message>& batch, const KeyValue& last_key) {
+        mysql::Transaction transaction(connection_);
+        // Fenced on the upper bound too: a split commits its new bound under this row's lock, so a page is
+        // either written before the split (below the split key, which lies after this checkpoint) or
+        // refused after it.
+        const auto fenced = connection_.execute(
+            "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
+            "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
+            "owner = CONNECTION_ID() AND status = 'pending' AND hi <=> NULLIF(?, '')",
+            {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(), definition_.job_id,
+             static_cast<std::int64_t>(range.number), encode_key(range.range.hi)});
+        if (fenced == 0) {
+            transaction.rollback();
+            return refusal(range);
+        }
+        inserter_.insert(batch);
+        transaction.commit();
+        return PageWrite::written;
+    }
+
+    enum class InDoubtPage { committed, not_committed, taken_over };
+
+    // On a new session, after the COMMIT of the page up to `last_key` was in doubt: the range's row says
+    // what became of it. While the dead session `owner` still holds the lease nobody else has written the
+    // range, so its checkpoint is either the page's last key (committed) or the one before (rolled back).
+    // The old session is ended first and the row is read under its lock, so a COMMIT the server was still
+    // working on has ended one way or the other before the row is read. The lease then moves to this
+    // session; not_committed leaves the page to be written again. taken_over: another worker took the
+    // range after the old session went, and its checkpoint, not this ledger, counts the page.
+    InDoubtPage settle_in_doubt(const StoredRange& range, const KeyValue& last_key, std::uint64_t owner) {
+        end_connection(owner);
+        mysql::Transaction transaction(connection_);
+        auto row = connection_.query(
+            "SELECT owner = ? AND status = 'pending', last_key <=> ? FROM rowpump_job_ranges "
+            "WHERE job_id = ? AND range_no = ? FOR UPDATE",
+            {owner, encode_key(last_key), definition_.job_id, static_cast<std::int64_t>(range.number)});
+        if (!row.next() || row.int64(1) == 0) {
+            log().warn("range {} of job {}: the COMMIT of the page up to {} was in doubt, and another worker has "
+                       "taken the range over since: that worker's checkpoint says whether the page is written",
+                       range.number, definition_.job_id, to_string(last_key));
+            return InDoubtPage::taken_over;
+        }
+        const bool committed = row.int64(2) != 0;
+        connection_.execute(
+            "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
+            "WHERE job_id = ? AND range_no = ?",
+            {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(range.number)});
+        transaction.commit();
+        log().info("range {} of job {}: the COMMIT of the page up to {} was in doubt; the checkpoint says it was {}",
+                   range.number, definition_.job_id, to_string(last_key),
+                   committed ? "committed" : "not committed (writing it again)");
+        return committed ? InDoubtPage::committed : InDoubtPage::not_committed;
+    }
+
+    // KILL CONNECTION `id`, which has ended already when the server says 1094.
+    void end_connection(std::uint64_t id) {
         try {
-            connection_.execute_text("ROLLBACK");
-        } catch (...) {
+            connection_.execute_text("KILL CONNECTION " + std::to_string(id));
+        } catch (const DbError& error) {
+            if (error.code() != no_such_thread) throw;
         }
     }
 
@@ -241,31 +288,28 @@ private:
 
     std::optional<StoredRange> lease_candidate(std::uint32_t number, const std::set<std::uint64_t>& live) {
         std::optional<StoredRange> chosen;
-        connection_.execute_text("START TRANSACTION");
-        try {
-            // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway, and one
-            // that another worker is leasing right now is that worker's.
-            auto result = connection_.query(
-                "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
-                "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
-                "WHERE job_id = ? AND range_no = ? AND status = 'pending' FOR UPDATE SKIP LOCKED",
-                {definition_.job_id, static_cast<std::int64_t>(number)});
-            if (result.next() && is_free(result.uint64(7), result.int64(8) != 0, live)) {
-                const std::uint64_t owner = result.uint64(7);
-                if (owner != 0)
-                    log().info("taking over range {} of job {} from connection {} ({})", number, definition_.job_id,
-                               owner, live.count(owner) ? "lease expired" : "gone");
-                chosen = stored_range(result);
-                connection_.execute(
-                    "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
-                    "WHERE job_id = ? AND range_no = ?",
-                    {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(number)});
-            }
-            connection_.execute_text("COMMIT");
-        } catch (const Error&) {
-            rollback_quietly();
-            throw;
+        mysql::Transaction transaction(connection_);
+        // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway, and one that
+        // another worker is leasing right now is that worker's.
+        auto result = connection_.query(
+            "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
+            "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
+            "WHERE job_id = ? AND range_no = ? AND status = 'pending' FOR UPDATE SKIP LOCKED",
+            {definition_.job_id, static_cast<std::int64_t>(number)});
+        if (result.next() && is_free(result.uint64(7), result.int64(8) != 0, live)) {
+            const std::uint64_t owner = result.uint64(7);
+            if (owner != 0)
+                log().info("taking over range {} of job {} from connection {} ({})", number, definition_.job_id,
+                           owner, live.count(owner) ? "lease expired" : "gone");
+            chosen = stored_range(result);
+            connection_.execute(
+                "UPDATE rowpump_job_ranges SET owner = CONNECTION_ID(), lease_until = NOW(6) + INTERVAL ? SECOND "
+                "WHERE job_id = ? AND range_no = ?",
+                {lease_seconds(), definition_.job_id, static_cast<std::int64_t>(number)});
         }
+        // A lease whose COMMIT is in doubt is leased again: had it been committed, it belongs to the dead
+        // session, which makes it free.
+        transaction.commit();
         return chosen;
     }
 
@@ -295,7 +339,7 @@ private:
             } catch (const DbError& error) {
                 // 1094: it ended by itself meanwhile. Anything else (1095: another user's connection) the
                 // operator must resolve; the range stays where it is until then.
-                if (error.code() != 1094)
+                if (error.code() != no_such_thread)
                     log().warn("could not end connection {} holding range {} of job {}: {}", owner, range_no,
                                definition_.job_id, error.what());
             }
@@ -355,26 +399,19 @@ public:
     JobState create(const std::vector<Partition>& partitions) override {
         prepare_queue();
         connection_.retrying([&] {
-            connection_.execute_text("START TRANSACTION");
-            try {
-                const auto inserted = connection_.execute(
-                    "INSERT IGNORE INTO rowpump_jobs (job_id, fingerprint, definition, ranges) VALUES (?, ?, ?, ?)",
-                    {definition_.job_id, definition_.fingerprint, definition_.description,
-                     static_cast<std::int64_t>(partitions.size())});
-                for (std::size_t i = 0; inserted == 1 && i < partitions.size(); ++i)
-                    connection_.execute(
-                        "INSERT INTO rowpump_job_ranges (job_id, range_no, lo, hi, estimated_rows) VALUES (?, ?, "
-                        "NULLIF(?, ''), NULLIF(?, ''), ?)",
-                        {definition_.job_id, static_cast<std::int64_t>(i), encode_key(partitions[i].range.lo),
-                         encode_key(partitions[i].range.hi), static_cast<std::int64_t>(partitions[i].estimated_rows)});
-                connection_.execute_text("COMMIT");
-            } catch (const Error&) {
-                try {
-                    connection_.execute_text("ROLLBACK");
-                } catch (...) {
-                }
-                throw;
-            }
+            // A creation whose COMMIT is in doubt is tried again: the job is there already, or not at all.
+            mysql::Transaction transaction(connection_);
+            const auto inserted = connection_.execute(
+                "INSERT IGNORE INTO rowpump_jobs (job_id, fingerprint, definition, ranges) VALUES (?, ?, ?, ?)",
+                {definition_.job_id, definition_.fingerprint, definition_.description,
+                 static_cast<std::int64_t>(partitions.size())});
+            for (std::size_t i = 0; inserted == 1 && i < partitions.size(); ++i)
+                connection_.execute(
+                    "INSERT INTO rowpump_job_ranges (job_id, range_no, lo, hi, estimated_rows) VALUES (?, ?, "
+                    "NULLIF(?, ''), NULLIF(?, ''), ?)",
+                    {definition_.job_id, static_cast<std::int64_t>(i), encode_key(partitions[i].range.lo),
+                     encode_key(partitions[i].range.hi), static_cast<std::int64_t>(partitions[i].estimated_rows)});
+            transaction.commit();
         });
         return state();
     }

@@ -6,6 +6,7 @@
 #include "cli/run_command.hpp"
 #include "job/explain_job.hpp"
 #include "rowpump/job.hpp"
+#include "rowpump/options.hpp"
 
 namespace rowpump::cli {
 
@@ -16,7 +17,9 @@ CLI::App* setup_explain(CLI::App& app, ExplainOptions& options) {
         "Examples:\n"
         "  rowpump explain jobs/filtered_backfill.yaml\n"
         "  rowpump explain jobs/redis_backfill.yaml --set source.strategy=deferred-join --set partitions.count=4\n"
-        "Reads no row and writes nothing. Look for type 'range' on the paging key's index.");
+        "Reads no row and writes nothing. Look for type 'range' on the paging key's index.\n"
+        "A lost connection or server restart is retried for " + std::to_string(MySqlOptions().retry_budget.count()) +
+        " s from its first failure (the retry budget).");
     command->add_option("job", options.job_file, "The YAML job file")->required();
     add_override_option(*command, options.overrides);
     return command;

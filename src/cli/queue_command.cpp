@@ -2,6 +2,8 @@
 
 #include "cli/number_flags.hpp"
 #include "cli/queue_subcommands.hpp"
+#include "rowpump/options.hpp"
+#include "rowpump/queue.hpp"
 
 namespace rowpump::cli {
 
@@ -32,6 +34,12 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--return-to", options.return_list,
                        "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
     add_redis_name_options(command, options);
+    command.add_option("--retry-budget", options.retry_budget_seconds,
+                       "Seconds a lost connection, deadlock or server restart is retried, from its first failure, "
+                       "before the command fails (default " +
+                           std::to_string(MySqlOptions().retry_budget.count()) + " for a MySQL queue table, " +
+                           std::to_string(RedisQueueOptions().retry_budget.count()) + " for Redis)")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
 }
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct QueueOptions {
     std::string list_key = "{queue}:p:{level}";  // Redis: the producer's --list-key
     std::string delayed_key = "{queue}:delayed";  // Redis: the producer's --delayed-key
     std::string delay_score = "ms";               // Redis: the producer's --delay-score
+    // --retry-budget; unset: MySqlOptions' and RedisQueueOptions' defaults (stated in --help)
+    std::optional<std::size_t> retry_budget_seconds;
 
     // consume
     std::string exec;

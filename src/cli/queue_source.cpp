@@ -183,6 +183,8 @@ QueueSource parse_queue_source(const QueueOptions& options) {
     QueueSource source;
     if (options.source.starts_with("mysql://")) {
         source.mysql = MySqlOptions::from_url(options.source);
+        if (options.retry_budget_seconds)
+            source.mysql->retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
         source.redacted = source.mysql->redacted();
     } else if (options.source.starts_with("redis://")) {
         source.redis = RedisOptions::from_url(options.source);
@@ -228,6 +230,7 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     queue.delay_score = options.delay_score == "s" ? DelayScore::seconds : DelayScore::milliseconds;
     queue.retry = retry_policy(options);
     queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
+    if (options.retry_budget_seconds) queue.retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
     return queue;
 }
 

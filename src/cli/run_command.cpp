@@ -2,6 +2,7 @@
 
 #include "cli/job_runner.hpp"
 #include "rowpump/job.hpp"
+#include "rowpump/options.hpp"
 
 namespace rowpump::cli {
 
@@ -21,6 +22,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
         "  rowpump run jobs/redis_backfill.yaml --set workers=4 --set source.page_size=500 --dry-run\n"
         "  rowpump run jobs/orders.yaml --resume --summary-json summary.json\n"
         "Every value is checked before any connection is opened; ${VAR} in the file reads the environment.\n"
+        "A lost connection, deadlock or server restart is retried for " +
+        std::to_string(MySqlOptions().retry_budget.count()) +
+        " s from its first failure (the retry budget) before the run fails.\n"
         "Schema and examples: jobs/README.md. Ctrl-C stops cleanly (exit 3).");
     command->add_option("job", options.job_file, "The YAML job file")->required();
     add_override_option(*command, options.overrides);

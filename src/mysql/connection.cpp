@@ -9,10 +9,12 @@
 
 #include <cctype>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
 #include "log.hpp"
+#include "mysql/error_codes.hpp"
 #include "mysql/tls.hpp"
 #include "rowpump/error.hpp"
 
@@ -31,11 +33,6 @@ sql::mysql::MySQL_Driver& driver() {
 constexpr int unknown_system_variable = 1193;
 constexpr int statement_timeout_mariadb = 1969;  // max_statement_time exceeded
 constexpr int statement_timeout_mysql = 3024;    // max_execution_time exceeded
-
-bool is_connection_loss(int code) {
-    return code == 2006 || code == 2013 || code == 2055 || code == 1927 || code == 1053 || code == 2002 ||
-           code == 2003 || code == 2005;
-}
 
 void bind(sql::PreparedStatement& statement, const std::vector<Param>& params) {
     for (unsigned i = 0; i < params.size(); ++i) {
@@ -82,6 +79,7 @@ void add_tls_options(sql::ConnectOptionsMap& map, const MySqlOptions& options) {
 struct Connection::Session {
     std::unique_ptr<sql::Connection> connection;
     std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements;
+    std::optional<std::uint64_t> id;  // CONNECTION_ID(), once asked
 
     sql::PreparedStatement& prepare(const std::string& sql, const MySqlOptions& options) {
         auto found = statements.find(sql);
@@ -122,14 +120,14 @@ void throw_server_error(int code, const std::string& state, const std::string& w
         throw DbError("MySQL stopped a statement that ran past its time limit: " + message +
                           " (a page query: raise --page-timeout, lower --page-size, or give --where an index)",
                       code, state, sql);
-    if (is_connection_loss(code))
+    if (codes::is_connection_loss(code))
         throw ConnectionLost("MySQL connection to " + options.redacted() + " lost: " + message, code, state, sql);
     throw DbError("MySQL error " + std::to_string(code) + " (" + state + "): " + message, code, state, sql);
 }
 
 void throw_connect_error(int code, const std::string& state, const std::string& what, const MySqlOptions& options) {
     if (auto line = explain_tls_failure(code, what, options)) throw AccessDenied(*line, code, state, "");
-    if (is_connection_loss(code))
+    if (codes::is_connection_loss(code))
         throw ConnectionLost("cannot connect to MySQL at " + options.redacted() + ": " + redact_url(what) +
                                  " (is the server running? check host and port)",
                              code, state, "");
@@ -239,10 +237,10 @@ void Connection::reconnect() { open(); }
 void wait_before_retry(const Error& error, const std::string& reason, int attempt, const RetryDeadline& deadline) {
     if (deadline.spent()) {
         const auto* db_error = dynamic_cast<const DbError*>(&error);
-        throw DbError(reason + "; gave up after retrying for " + describe_duration(deadline.budget()) +
+        throw RetryBudgetSpent(reason + "; gave up after retrying for " + describe_duration(deadline.budget()) +
                           " (--retry-budget)",
-                      db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
-                      db_error ? db_error->query() : "");
+                               db_error ? db_error->code() : 0, db_error ? db_error->sqlstate() : "HY000",
+                               db_error ? db_error->query() : "");
     }
     const auto wait = deadline.next_wait(attempt);
     log().warn("{}; retrying in {} ms", reason, wait.count());
@@ -308,6 +306,12 @@ std::uint64_t Connection::connection_id() {
     auto result = query("SELECT CONNECTION_ID()");
     result.next();
     return result.uint64(1);
+}
+
+std::uint64_t Connection::session_id() {
+    if (!session_) open();
+    if (!session_->id) session_->id = connection_id();
+    return *session_->id;
 }
 
 bool Connection::alive() {

@@ -35,6 +35,8 @@ public:
 
     // The server's id of this session, as CONNECTION_ID() returns it.
     std::uint64_t connection_id();
+    // The same, asked once per session: what a lease held by this session is stored under.
+    std::uint64_t session_id();
     // True when the server answers a ping.
     bool alive();
     // Drops the session and opens a new one: one attempt.
@@ -42,8 +44,12 @@ public:
 
     // Calls `action`; when it fails with a transient error (lost connection, deadlock), waits with backoff,
     // reconnects if needed and calls it again, until options().retry_budget has passed since the first
-    // failure. Then the last error is thrown as a final one that says how long it was retried. `action`
-    // must be safe to repeat.
+    // failure. Then the last error is thrown as a final one (RetryBudgetSpent, not transient) that says how
+    // long it was retried. `action` must be safe to repeat.
+    // Reconnects spend the same deadline (recover_session), and the final error is not retried by any outer
+    // loop, so nothing nests: the worst-case wait is the budget plus the one attempt that is running when
+    // it runs out, at most a statement's read or write timeout or a reconnect's connect timeout (with the
+    // defaults 60 s + 30 s).
     template <class Action>
     auto retrying(Action&& action) -> decltype(action()) {
         return retry_transient(options_.retry_budget, std::forward<Action>(action),

@@ -4,13 +4,13 @@
 
 #include "log.hpp"
 #include "mysql/connection.hpp"
+#include "mysql/error_codes.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::mysql {
 
 namespace {
 
-constexpr int lock_wait_timeout = 1205;
 constexpr int database_access_denied = 1044;  // what a missing LOCK TABLES privilege gets
 constexpr int table_access_denied = 1142;
 
@@ -31,7 +31,7 @@ void start_snapshots_together(const MySqlOptions& mysql, const std::string& quot
     try {
         lock.execute_text("LOCK TABLES " + quoted_table + " READ");
     } catch (const DbError& error) {
-        if (error.code() == lock_wait_timeout)
+        if (error.code() == codes::lock_wait_timeout)
             throw Error("--consistent-snapshot could not lock " + quoted_table +
                         " for its snapshot within lock_wait_timeout: a transaction that wrote to it is still open "
                         "(SHOW PROCESSLIST, information_schema.INNODB_TRX). Try again when it has ended, or give "

@@ -99,6 +99,8 @@ void StreamConnection::recover_from(const Error& error, int attempt, const Retry
 }
 
 void StreamConnection::start_consistent_snapshot() {
+    // Not a mysql::Transaction (transaction.hpp): a read-only snapshot held for the session's whole life on
+    // the streaming driver, never committed; it ends with the session.
     run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
     pinned_ = true;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mysql/connection.hpp"
+#include "mysql/transaction.hpp"
 #include "queue/claim_cursors.hpp"
 #include "queue/mysql_queue_sql.hpp"
 #include "rowpump/queue.hpp"
@@ -45,7 +46,7 @@ struct MySqlQueue::Impl {
     // Calls `action`, retrying transient failures (deadlocks, a lost connection) on a session set up again.
     template <class Action>
     auto run(Action&& action) -> decltype(action());
-    // Runs `action` inside a transaction; rolls back (when the connection still works) if it throws.
+    // Runs `action` inside a transaction (mysql/transaction.hpp: rolled back if it throws).
     template <class Action>
     auto in_transaction(Action&& action) -> decltype(action());
 
@@ -85,26 +86,16 @@ auto MySqlQueue::Impl::run(Action&& action) -> decltype(action()) {
 
 template <class Action>
 auto MySqlQueue::Impl::in_transaction(Action&& action) -> decltype(action()) {
-    connection.execute_text("START TRANSACTION");
-    try {
-        if constexpr (std::is_void_v<decltype(action())>) {
-            action();
-            connection.execute_text("COMMIT");
-        } else {
-            auto result = action();
-            connection.execute_text("COMMIT");
-            return result;
-        }
-    } catch (...) {
-        // A deadlock already rolled back; a lock wait timeout or any other error leaves the transaction
-        // open, and its locks would outlive it. A dead connection rolls back on the server by itself.
-        if (connection.alive()) {
-            try {
-                connection.execute_text("ROLLBACK");
-            } catch (const Error&) {
-            }
-        }
-        throw;
+    // A claim whose COMMIT is in doubt is retried like any lost connection: what the dead session claimed,
+    // if anything, is reaped (its owner is gone).
+    mysql::Transaction transaction(connection);
+    if constexpr (std::is_void_v<decltype(action())>) {
+        action();
+        transaction.commit();
+    } else {
+        auto result = action();
+        transaction.commit();
+        return result;
     }
 }
 

@@ -64,7 +64,7 @@ StaleClaim stale(const std::string& processing) {
 }  // namespace
 
 RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
-    : connection(redis::Connection::connect_within(std::move(redis), redis_retry_budget, command_timeout)),
+    : connection(redis::Connection::connect_within(std::move(redis), queue.retry_budget, command_timeout)),
       options(std::move(queue)) {
     validate(options);
     if (options.consumer.empty()) options.consumer = default_consumer_name();

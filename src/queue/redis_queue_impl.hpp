@@ -17,8 +17,8 @@ namespace rowpump {
 struct RedisQueue::Impl {
     Impl(RedisOptions redis, RedisQueueOptions queue);
 
-    // Calls `action` on a live connection, retrying lost connections for up to 30 s. After a retry the
-    // processing list is looked at again (see adopt_unknown_tasks).
+    // Calls `action` on a live connection, retrying lost connections for up to options.retry_budget. After a
+    // retry the processing list is looked at again (see adopt_unknown_tasks).
     template <class Action>
     auto run(Action&& action) -> decltype(action());
 
@@ -63,12 +63,10 @@ struct RedisQueue::Impl {
 // Tasks per pop or ack script call: unpack() in the scripts handles a few thousand arguments, and a
 // script this size keeps the server's other clients waiting well under a millisecond.
 inline constexpr std::size_t max_tasks_per_script = 1000;
-// How long Redis may be unreachable before an operation gives up.
-inline constexpr std::chrono::milliseconds redis_retry_budget{30'000};
 
 template <class Action>
 auto RedisQueue::Impl::run(Action&& action) -> decltype(action()) {
-    return connection.retrying(redis_retry_budget, [&] {
+    return connection.retrying(options.retry_budget, [&] {
         try {
             return action();
         } catch (const QueueError& error) {

@@ -69,10 +69,18 @@ timeval to_timeval(std::chrono::milliseconds duration) {
     return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
 }
 
-// Replies a server gives while it loads its data set, runs a long script or fails over: trying again
-// later succeeds.
+// Redis's table of transient error replies, by their first word: trying again later succeeds. Any other
+// error reply is final, and a lost connection is always transient (throw_connection_lost).
+constexpr std::string_view transient_replies[] = {
+    "LOADING",      // the server is loading its data set after a restart
+    "BUSY",         // a script runs past lua-time-limit
+    "TRYAGAIN",     // a multi-key command during a slot migration
+    "MASTERDOWN",   // a replica that lost its master
+    "CLUSTERDOWN",  // the cluster cannot serve the slot now
+};
+
 bool is_transient_error_reply(std::string_view text) {
-    for (std::string_view prefix : {"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"}) {
+    for (std::string_view prefix : transient_replies) {
         if (text.substr(0, prefix.size()) == prefix) return true;
     }
     return false;
@@ -287,7 +295,7 @@ std::vector<Reply> Connection::read_replies(std::size_t count) {
 
 long long Connection::client_id() { return command({"CLIENT", "ID"}).integer; }
 
-void Connection::wait_before_retry(const QueueError& error, int attempt, const RetryDeadline& deadline) const {
+void Connection::wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline) const {
     if (deadline.spent())
         throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(deadline.budget()) +
                              ": " + error.what() + " (--retry-budget)",

@@ -61,22 +61,23 @@ public:
     void reconnect();
 
     // Calls `action` (reconnecting first when the handle is closed) until it succeeds or throws an error
-    // that is not transient. Between attempts it waits with exponential backoff and jitter; once `budget`
-    // has passed it throws QueueError("Redis at <url> unreachable for N s: <last error>"), not transient:
-    // the time the caller allowed is spent. `action` must be safe to repeat.
+    // that is not transient: the one retry policy (retry.hpp), as MySQL's connections retry. Between
+    // attempts it waits with exponential backoff and jitter; once `budget` has passed since the first
+    // failure it throws QueueError("Redis at <url> unreachable for N s: <last error>"), not transient: the
+    // time the caller allowed is spent, and no outer retry starts it again. A reconnect is part of the next
+    // attempt, so the worst-case wait is the budget plus one attempt (a command timeout or a connect
+    // timeout). `action` must be safe to repeat.
     template <class Action>
     auto retrying(std::chrono::milliseconds budget, Action&& action) -> decltype(action()) {
-        std::optional<RetryDeadline> deadline;  // starts at the first failure
-        for (int attempt = 1;; ++attempt) {
-            try {
+        return retry_transient(
+            budget,
+            [&] {
                 if (!connected()) reconnect();
                 return action();
-            } catch (const QueueError& error) {
-                if (!error.is_transient()) throw;
-                if (!deadline) deadline.emplace(budget);
-                wait_before_retry(error, attempt, *deadline);
-            }
-        }
+            },
+            [this](const Error& error, int attempt, const RetryDeadline& deadline) {
+                wait_before_retry(error, attempt, deadline);
+            });
     }
 
     const RedisOptions& options() const noexcept { return options_; }
@@ -91,7 +92,7 @@ private:
     void open();
     void login();
     [[noreturn]] void throw_connection_lost(std::string_view during);
-    void wait_before_retry(const QueueError& error, int attempt, const RetryDeadline& deadline) const;
+    void wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline) const;
 
     RedisOptions options_;
     std::chrono::milliseconds command_timeout_;

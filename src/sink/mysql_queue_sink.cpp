@@ -5,6 +5,7 @@
 #include "mysql/connection.hpp"
 #include "mysql/queue_insert.hpp"
 #include "mysql/queue_table.hpp"
+#include "mysql/transaction.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 
@@ -54,24 +55,11 @@ private:
         return connection;
     }
 
+    // A commit in doubt is retried as any lost connection: at worst the batch is there twice.
     void insert_batch(const std::vector<Message>& batch) {
-        connection_.execute_text("START TRANSACTION");
-        try {
-            inserter_.insert(batch);
-            connection_.execute_text("COMMIT");
-        } catch (...) {
-            rollback_quietly();
-            throw;
-        }
-    }
-
-    // A lock wait timeout rolls back only the statement, so the transaction must be ended before a retry;
-    // on a lost connection there is nothing to roll back and the error that matters is the first one.
-    void rollback_quietly() noexcept {
-        try {
-            connection_.execute_text("ROLLBACK");
-        } catch (...) {
-        }
+        mysql::Transaction transaction(connection_);
+        inserter_.insert(batch);
+        transaction.commit();
     }
 
     mysql::Connection connection_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checkpoint/job_store.hpp"
+#include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
@@ -44,10 +45,7 @@ protected:
             sink_.uri = std::getenv("ROWPUMP_MYSQL_URL");
             sink_.queue = "rp_test_split_q_" + pid;
         }
-        definition_.job_id = "rp_test_split_" + pid;
-        definition_.description = "a test job";
-        definition_.fingerprint = "0123456789abcdef";
-        definition_.key_columns = {Column{"id", "bigint(20)", ColumnKind::signed_integer}};
+        definition_ = id_keyed_job("rp_test_split_" + pid);
         clean_up();
     }
     void TearDown() override {
@@ -80,14 +78,7 @@ protected:
     void clean_up() {
         redis_->command({"DEL", sink_.queue});
         delete_keys(*redis_, "rowpump:job:" + definition_.job_id + ":*");
-        auto& mysql = tables().connection();
-        mysql.execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(sink_.queue));
-        for (const char* table : {"rowpump_job_ranges", "rowpump_jobs"})
-            if (!tables()
-                     .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                           {std::string(table)})
-                     .empty())
-                mysql.execute(std::string("DELETE FROM ") + table + " WHERE job_id = ?", {definition_.job_id});
+        drop_mysql_job(tables(), sink_.queue, definition_.job_id);
     }
 
     std::optional<redis::Connection> redis_;
