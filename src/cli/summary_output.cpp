@@ -101,7 +101,7 @@ std::string summary_json(const JobSummary& summary) {
     writer.Uint64(summary.rows_done_before);
     writer.Key("already_finished");
     writer.Bool(summary.already_finished);
-    writer.Key("splits");
+    writer.Key("steals");
     writer.Uint64(summary.steals);
     if (!summary.job_id.empty()) {
         writer.Key("job_id");

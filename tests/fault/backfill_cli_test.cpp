@@ -380,6 +380,11 @@ TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
     ASSERT_TRUE(summary["ranges"].IsArray()) << text;
     EXPECT_GE(summary["ranges"].Size(), 4u) << text;
     for (const auto& range : summary["ranges"].GetArray()) EXPECT_TRUE(range["finished"].GetBool()) << text;
+    ASSERT_TRUE(summary.HasMember("steals") && summary["steals"].IsUint64()) << text;
+    EXPECT_FALSE(summary.HasMember("splits")) << "steals are named steals: " << text;
+    EXPECT_EQ(summary["ranges"].Size(), 4u + summary["steals"].GetUint64()) << "each steal adds a range: " << text;
+    EXPECT_TRUE(contains(result.err, ", " + std::to_string(summary["steals"].GetUint64()) + " splits"))
+        << "the summary line counts the same steals\n" << describe(result);
 }
 
 TEST_F(BackfillCliTest, SigintMidRunExits3AndSaysWhereRangesStopped) {
