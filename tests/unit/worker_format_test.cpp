@@ -18,16 +18,12 @@
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
-Column column(std::string name, ColumnKind kind) {
-    Column c;
-    c.name = std::move(name);
-    c.kind = kind;
-    return c;
-}
+using test::column;
 
 const std::vector<Column> columns = {column("id", ColumnKind::signed_integer), column("name", ColumnKind::text),
                                      column("price", ColumnKind::decimal), column("data", ColumnKind::binary)};
