@@ -44,6 +44,37 @@ bool eventually(Condition condition) {
     return true;
 }
 
+// Another worker calling acquire() on its own thread. A test that ends while it still waits stops the
+// board, so that the thread ends too.
+class IdleWorker {
+public:
+    IdleWorker(RangeBoard& board, std::atomic<bool>& stop)
+        : board_(board), stop_(stop), acquired_(std::async(std::launch::async, [&board] { return board.acquire(); })) {}
+    ~IdleWorker() {
+        if (acquired_.valid() && acquired_.wait_for(0s) != std::future_status::ready) {
+            stop_ = true;
+            board_.wake_all();
+        }
+    }
+    IdleWorker(const IdleWorker&) = delete;
+    IdleWorker& operator=(const IdleWorker&) = delete;
+
+    // Its acquire() has returned `expected`, or does within two seconds.
+    void expect_acquired(std::optional<std::size_t> expected) {
+        ASSERT_EQ(acquired_.wait_for(2s), std::future_status::ready);
+        EXPECT_EQ(acquired_.get(), expected);
+    }
+    // Its acquire() still waits after `wait`.
+    void expect_waiting(std::chrono::milliseconds wait) {
+        EXPECT_EQ(acquired_.wait_for(wait), std::future_status::timeout) << "acquire() returned";
+    }
+
+private:
+    RangeBoard& board_;
+    std::atomic<bool>& stop_;
+    std::future<std::optional<std::size_t>> acquired_;
+};
+
 class RangeBoardTest : public ::testing::Test {
 protected:
     std::atomic<bool> stop{false};
@@ -77,26 +108,24 @@ TEST_F(RangeBoardTest, AStopEndsAcquireEvenWithRangesPending) {
     EXPECT_EQ(board.acquire(), std::nullopt);
 }
 
-TEST_F(RangeBoardTest, AcquireWaitsWhileAnotherWorkerReadsAndEndsWhenItFinishes) {
-    RangeBoard board(plan_of({}, {10}), false, stop);
+TEST_F(RangeBoardTest, WithoutStealingAcquireWaitsForTheReaderWithoutAskingItToSplit) {
+    RangeBoard board(plan_of({}, {100000}), false, stop);
     ASSERT_EQ(board.acquire(), 0u);
-    auto waiting = std::async(std::launch::async, [&] { return board.acquire(); });
-    EXPECT_EQ(waiting.wait_for(250ms), std::future_status::timeout) << "the reader may still split its range";
+    IdleWorker waiting(board, stop);
+    waiting.expect_waiting(300ms);  // the reader may still split its range
     EXPECT_FALSE(board.at(0).split_requested) << "no stealing: nobody is asked to split";
-    board.finish(0, true);
-    ASSERT_EQ(waiting.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(waiting.get(), std::nullopt);
+    board.finish(0, false);
+    waiting.expect_acquired(std::nullopt);
 }
 
 TEST_F(RangeBoardTest, AStopWakesAWaitingAcquire) {
     RangeBoard board(plan_of({}, {10}), false, stop);
     ASSERT_EQ(board.acquire(), 0u);
-    auto waiting = std::async(std::launch::async, [&] { return board.acquire(); });
-    EXPECT_EQ(waiting.wait_for(150ms), std::future_status::timeout);
+    IdleWorker waiting(board, stop);
+    waiting.expect_waiting(150ms);
     stop = true;
     board.wake_all();
-    ASSERT_EQ(waiting.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(waiting.get(), std::nullopt);
+    waiting.expect_acquired(std::nullopt);
 }
 
 TEST_F(RangeBoardTest, AnIdleWorkerAsksTheLargestUnreadRemainderToSplit) {
@@ -104,14 +133,14 @@ TEST_F(RangeBoardTest, AnIdleWorkerAsksTheLargestUnreadRemainderToSplit) {
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(board.acquire());
     board.at(0).rows_read = 1000;   // 8000 left
     board.at(2).rows_read = 13000;  // 7000 left: the largest estimate, not the largest remainder
-    auto idle = std::async(std::launch::async, [&] { return board.acquire(); });
+    IdleWorker idle(board, stop);
     ASSERT_TRUE(eventually([&] { return board.at(1).split_requested.load(); }));
     EXPECT_FALSE(board.at(0).split_requested);
     EXPECT_FALSE(board.at(2).split_requested);
 
     board.add_split(1, KeyValue{std::int64_t{150}}, 6000);
-    ASSERT_EQ(idle.wait_for(2s), std::future_status::ready);
-    ASSERT_EQ(idle.get(), 3u);
+    idle.expect_acquired(3u);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(board.at(1).range.lo, (KeyValue{std::int64_t{100}}));
     EXPECT_EQ(board.at(1).range.hi, (KeyValue{std::int64_t{150}})) << "the owner keeps the lower part";
     EXPECT_EQ(board.at(1).estimated_rows, 6000u);
@@ -161,51 +190,37 @@ TEST_F(RangeBoardTest, NoSplitIsAskedOfARemainderBelow2000Rows) {
     ASSERT_EQ(board.acquire(), 0u);
     ASSERT_EQ(board.acquire(), 1u);
     board.finish(1, true);
-    auto idle = std::async(std::launch::async, [&] { return board.acquire(); });
-    EXPECT_EQ(idle.wait_for(300ms), std::future_status::timeout);
+    IdleWorker idle(board, stop);
+    idle.expect_waiting(300ms);
     EXPECT_FALSE(board.at(0).split_requested) << "1999 rows left";
     board.finish(0, true);
-    ASSERT_EQ(idle.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(idle.get(), std::nullopt);
+    idle.expect_acquired(std::nullopt);
 }
 
 TEST_F(RangeBoardTest, ARemainderOfExactly2000RowsIsAskedToSplit) {
     RangeBoard board(plan_of({}, {2500}), true, stop);
     ASSERT_EQ(board.acquire(), 0u);
     board.at(0).rows_read = 500;
-    auto idle = std::async(std::launch::async, [&] { return board.acquire(); });
+    IdleWorker idle(board, stop);
     EXPECT_TRUE(eventually([&] { return board.at(0).split_requested.load(); }));
     stop = true;
     board.wake_all();
-    ASSERT_EQ(idle.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(idle.get(), std::nullopt);
+    idle.expect_acquired(std::nullopt);
 }
 
 TEST_F(RangeBoardTest, ARangeWhoseOwnerRefusedIsNotAskedAgain) {
     RangeBoard board(plan_of({}, {100000}), true, stop);
     ASSERT_EQ(board.acquire(), 0u);
-    auto idle = std::async(std::launch::async, [&] { return board.acquire(); });
+    IdleWorker idle(board, stop);
     ASSERT_TRUE(eventually([&] { return board.at(0).split_requested.load(); }));
     // The owner finds too little left and refuses (and takes the request; refusing first leaves the
     // waiting acquire no moment to ask again before the refusal is seen).
     board.refuse_split(0);
     board.at(0).split_requested = false;
-    EXPECT_EQ(idle.wait_for(300ms), std::future_status::timeout);
+    idle.expect_waiting(300ms);
     EXPECT_FALSE(board.at(0).split_requested) << "asked again after a refusal";
     board.finish(0, true);
-    ASSERT_EQ(idle.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(idle.get(), std::nullopt);
-}
-
-TEST_F(RangeBoardTest, WithoutStealingNobodyIsAskedToSplit) {
-    RangeBoard board(plan_of({}, {100000}), false, stop);
-    ASSERT_EQ(board.acquire(), 0u);
-    auto idle = std::async(std::launch::async, [&] { return board.acquire(); });
-    EXPECT_EQ(idle.wait_for(300ms), std::future_status::timeout);
-    EXPECT_FALSE(board.at(0).split_requested);
-    board.finish(0, false);
-    ASSERT_EQ(idle.wait_for(2s), std::future_status::ready);
-    EXPECT_EQ(idle.get(), std::nullopt);
+    idle.expect_acquired(std::nullopt);
 }
 
 TEST_F(RangeBoardTest, SummaryAddsUpEachRangesRowsAndKeepsItsLastKeyAndEnd) {
