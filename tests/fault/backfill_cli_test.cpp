@@ -68,12 +68,6 @@ void expect_bad_input(const CliResult& result, const std::string& needle) {
 
 class BackfillCliTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
-    }
-
     std::string numbered_table(int rows) {
         const auto table = tables().create("bf_cli", "(id INT PRIMARY KEY, amount DECIMAL(8,2) NOT NULL)");
         tables().execute(table, "INSERT INTO {t} SELECT seq, seq % 200 FROM seq_1_to_" + std::to_string(rows));
@@ -92,7 +86,6 @@ protected:
         return {"backfill", "--table", table, "--sink", redis_url_, "--queue", queue_};
     }
 
-    std::string mysql_url_;
 };
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {

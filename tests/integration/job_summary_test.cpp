@@ -24,13 +24,7 @@ class JobSummaryTest : public MySqlRedisTest {};
 TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     const auto table = tables().create("job_summary", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");
     tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_6000");
-    JobSpec spec;
-    spec.mysql = options();
-    spec.read.table = table;
-    spec.read.page_size = 50;
-    spec.read.target_page_time = 0ms;
-    spec.sink.uri = redis_url_;
-    spec.sink.queue = queue_;
+    JobSpec spec = redis_job(table);
     spec.job_id = job_id_;
     spec.partitions = 6;
     spec.workers = 2;

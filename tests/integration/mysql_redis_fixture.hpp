@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
+#include "rowpump/job.hpp"
 
 namespace rowpump::test {
 
@@ -29,6 +31,18 @@ protected:
     void TearDown() override {
         if (redis_) clear_redis();
         MySqlTest::TearDown();
+    }
+
+    // A job that reads `table` in fixed pages of `page_size` rows into the test's Redis list.
+    JobSpec redis_job(const std::string& table, std::size_t page_size = 50) const {
+        JobSpec spec;
+        spec.mysql = options();
+        spec.read.table = table;
+        spec.read.page_size = page_size;
+        spec.read.target_page_time = std::chrono::milliseconds(0);
+        spec.sink.uri = redis_url_;
+        spec.sink.queue = queue_;
+        return spec;
     }
 
     // The queue and its sub-keys (Q:delayed, Q:p:<name>), and the job's state.
