@@ -351,6 +351,30 @@ TEST_F(BackfillCliTest, DryRunPrintsRangesAndSqlAndWritesNothing) {
     EXPECT_EQ(queue_keys(), 0) << "a dry run wrote to the queue";
 }
 
+// partition --json: an array of {lo, hi, estimated_rows}, open bounds null, key parts as JSON numbers
+// (integers) or strings (text), each range's hi the next one's lo. An integer key's last range stops at the
+// bound frozen when planned; a text key's is open above.
+TEST_F(BackfillCliTest, PartitionJsonGivesEachRangesBoundsAsKeyArrays) {
+    const auto numbers = numbered_table(200);
+    const auto words = tables().create("bf_cli_words", "(k VARCHAR(20) PRIMARY KEY)");
+    tables().execute(words, "INSERT INTO {t} SELECT CONCAT('w', LPAD(seq, 4, '0')) FROM seq_1_to_200");
+    for (const auto& [table, integer_key] : {std::pair{numbers, true}, std::pair{words, false}}) {
+        const auto result = run_cli({"partition", "--table", table, "--partitions", "2", "--json"});
+        ASSERT_EQ(result.exit_code, 0) << describe(result);
+        rapidjson::Document plan;
+        plan.Parse(result.out.c_str());
+        ASSERT_FALSE(plan.HasParseError()) << "not JSON:\n" << result.out;
+        ASSERT_TRUE(plan.IsArray() && plan.Size() == 2) << result.out;
+        EXPECT_TRUE(plan[0]["lo"].IsNull()) << result.out;
+        EXPECT_EQ(plan[1]["hi"].IsNull(), !integer_key) << result.out;
+        const auto& split = plan[0]["hi"];
+        ASSERT_TRUE(split.IsArray() && split.Size() == 1) << result.out;
+        EXPECT_EQ(integer_key ? split[0].IsInt64() : split[0].IsString(), true) << result.out;
+        EXPECT_TRUE(plan[1]["lo"] == split) << "each range starts where the one before ends: " << result.out;
+        EXPECT_GT(plan[0]["estimated_rows"].GetUint64() + plan[1]["estimated_rows"].GetUint64(), 0u) << result.out;
+    }
+}
+
 TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
     const auto table = numbered_table(2500);
     const std::string json_path = fresh_temp_path("summary.json");
