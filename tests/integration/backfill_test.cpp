@@ -544,13 +544,7 @@ TEST_F(BackfillTest, StopFlagMidRunLeavesAnExactResumableSummary) {
     control.stop = &stop;
     // Stop when both workers are well inside their first range (~500 of 1333 rows each): the pages
     // still in flight then cannot finish it.
-    std::thread stopper([&] {
-        redis::Connection connection(RedisOptions::from_url(redis_url_));
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (connection.command({"LLEN", queue_}).integer < 1000 && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(5ms);
-        stop.store(true);
-    });
+    std::thread stopper = stop_at(1000, stop);
     const auto summary = run_job(spec, control);
     stopper.join();
 

@@ -33,13 +33,7 @@ TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     std::atomic<bool> stop{false};
     JobControl first_control;
     first_control.stop = &stop;
-    std::thread stopper([&] {
-        redis::Connection connection(RedisOptions::from_url(redis_url_));
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (connection.command({"LLEN", queue_}).integer < 1500 && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(5ms);
-        stop.store(true);
-    });
+    std::thread stopper = stop_at(1500, stop);
     const JobSummary first = run_job(spec, first_control);
     stopper.join();
     const auto queued_first = static_cast<std::uint64_t>(redis_->command({"LLEN", queue_}).integer);

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
@@ -43,6 +46,19 @@ protected:
         spec.sink.uri = redis_url_;
         spec.sink.queue = queue_;
         return spec;
+    }
+
+    // A thread that sets `stop` once the test's list holds `rows` items (or after 20 s): a run stopped
+    // there is in the middle of its ranges. Join it after the run.
+    std::thread stop_at(std::uint64_t rows, std::atomic<bool>& stop) const {
+        return std::thread([this, rows, &stop] {
+            redis::Connection connection(RedisOptions::from_url(redis_url_));
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (static_cast<std::uint64_t>(connection.command({"LLEN", queue_}).integer) < rows &&
+                   std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            stop.store(true);
+        });
     }
 
     // The queue and its sub-keys (Q:delayed, Q:p:<name>), and the job's state.
