@@ -77,6 +77,15 @@ private:
 
 class RangeBoardTest : public ::testing::Test {
 protected:
+    // An idle worker waits while range 0 is read, without asking it to split, and ends when it is done.
+    void expect_idle_worker_waits_unasked(RangeBoard& board, const char* why) {
+        IdleWorker idle(board, stop);
+        idle.expect_waiting(300ms);  // the reader may still split its range
+        EXPECT_FALSE(board.at(0).split_requested) << why;
+        board.finish(0, true);
+        idle.expect_acquired(std::nullopt);
+    }
+
     std::atomic<bool> stop{false};
 };
 
@@ -111,11 +120,7 @@ TEST_F(RangeBoardTest, AStopEndsAcquireEvenWithRangesPending) {
 TEST_F(RangeBoardTest, WithoutStealingAcquireWaitsForTheReaderWithoutAskingItToSplit) {
     RangeBoard board(plan_of({}, {100000}), false, stop);
     ASSERT_EQ(board.acquire(), 0u);
-    IdleWorker waiting(board, stop);
-    waiting.expect_waiting(300ms);  // the reader may still split its range
-    EXPECT_FALSE(board.at(0).split_requested) << "no stealing: nobody is asked to split";
-    board.finish(0, false);
-    waiting.expect_acquired(std::nullopt);
+    expect_idle_worker_waits_unasked(board, "no stealing: nobody is asked to split");
 }
 
 TEST_F(RangeBoardTest, AStopWakesAWaitingAcquire) {
@@ -190,11 +195,7 @@ TEST_F(RangeBoardTest, NoSplitIsAskedOfARemainderBelow2000Rows) {
     ASSERT_EQ(board.acquire(), 0u);
     ASSERT_EQ(board.acquire(), 1u);
     board.finish(1, true);
-    IdleWorker idle(board, stop);
-    idle.expect_waiting(300ms);
-    EXPECT_FALSE(board.at(0).split_requested) << "1999 rows left";
-    board.finish(0, true);
-    idle.expect_acquired(std::nullopt);
+    expect_idle_worker_waits_unasked(board, "1999 rows left");
 }
 
 TEST_F(RangeBoardTest, ARemainderOfExactly2000RowsIsAskedToSplit) {
