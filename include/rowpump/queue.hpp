@@ -96,7 +96,7 @@ struct QueueStats {
 // Priority: higher first; then available_at, then id.
 
 enum class ClaimMode {
-    // No transaction: a plain SELECT reads n due rows, then UPDATE ... WHERE status = 'ready' AND (id,
+    // No transaction; despite the name, a plain SELECT reads n due rows, then UPDATE ... WHERE status = 'ready' AND (id,
     // version) marks those still ready as owned by CONNECTION_ID(). When another claimer took some in
     // between, a SELECT by owner reads back which. Workers in other languages may run the shorter
     // `UPDATE ... ORDER BY ... LIMIT n` + `SELECT ... WHERE owner = CONNECTION_ID()` on the same table.

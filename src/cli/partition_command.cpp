@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli/json_key.hpp"
 #include "cli/number_flags.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
@@ -45,23 +46,6 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void write_bound(JsonWriter& writer, const std::optional<KeyValue>& bound) {
-    if (!bound) {
-        writer.Null();
-        return;
-    }
-    writer.StartArray();
-    for (const auto& part : *bound) {
-        if (auto s = std::get_if<std::int64_t>(&part)) writer.Int64(*s);
-        else if (auto u = std::get_if<std::uint64_t>(&part)) writer.Uint64(*u);
-        else {
-            const auto& text = std::get<std::string>(part);
-            writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-        }
-    }
-    writer.EndArray();
-}
-
 std::string as_json(const PartitionPlan& plan) {
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
@@ -69,9 +53,9 @@ std::string as_json(const PartitionPlan& plan) {
     for (const auto& partition : plan.partitions) {
         writer.StartObject();
         writer.Key("lo");
-        write_bound(writer, partition.range.lo);
+        write_key(writer, partition.range.lo);
         writer.Key("hi");
-        write_bound(writer, partition.range.hi);
+        write_key(writer, partition.range.hi);
         writer.Key("estimated_rows");
         writer.Uint64(partition.estimated_rows);
         writer.EndObject();

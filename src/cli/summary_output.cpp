@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
+#include "cli/json_key.hpp"
 #include "log.hpp"
 #include "rowpump/error.hpp"
 
@@ -23,21 +26,6 @@ namespace {
 
 std::string bound_text(const std::optional<KeyValue>& bound, const char* open) {
     return bound ? to_string(*bound) : open;
-}
-
-template <class Writer>
-void write_key(Writer& writer, const std::optional<KeyValue>& key) {
-    if (!key) {
-        writer.Null();
-        return;
-    }
-    writer.StartArray();
-    for (const auto& part : *key) {
-        if (auto s = std::get_if<std::int64_t>(&part)) writer.Int64(*s);
-        else if (auto u = std::get_if<std::uint64_t>(&part)) writer.Uint64(*u);
-        else writer.String(std::get<std::string>(part).c_str(), static_cast<rapidjson::SizeType>(std::get<std::string>(part).size()));
-    }
-    writer.EndArray();
 }
 
 double rows_per_second(const JobSummary& summary) {
@@ -84,47 +72,43 @@ namespace {
 std::string summary_json(const JobSummary& summary) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+    const auto count = [&writer](const char* name, std::uint64_t value) {
+        writer.Key(name);
+        writer.Uint64(value);
+    };
+    const auto key = [&writer](const char* name, const std::optional<KeyValue>& value) {
+        writer.Key(name);
+        write_key(writer, value);
+    };
     writer.StartObject();
     writer.Key("status");
     writer.String(summary.already_finished ? "already finished" : summary.interrupted ? "interrupted" : "done");
-    writer.Key("rows_read");
-    writer.Uint64(summary.rows_read);
-    writer.Key("rows_written");
-    writer.Uint64(summary.rows_written);
-    writer.Key("estimated_rows");
-    writer.Uint64(summary.estimated_rows);
+    count("rows_read", summary.rows_read);
+    count("rows_written", summary.rows_written);
+    count("estimated_rows", summary.estimated_rows);
     writer.Key("seconds");
     writer.Double(summary.seconds);
     writer.Key("rows_per_second");
     writer.Double(rows_per_second(summary));
-    writer.Key("rows_done_before");
-    writer.Uint64(summary.rows_done_before);
+    count("rows_done_before", summary.rows_done_before);
     writer.Key("already_finished");
     writer.Bool(summary.already_finished);
-    writer.Key("splits");
-    writer.Uint64(summary.steals);
+    count("steals", summary.steals);
     if (!summary.job_id.empty()) {
         writer.Key("job_id");
         writer.String(summary.job_id.c_str(), static_cast<rapidjson::SizeType>(summary.job_id.size()));
-        writer.Key("job_rows_written");
-        writer.Uint64(summary.job_rows_written);
+        count("job_rows_written", summary.job_rows_written);
     }
     writer.Key("ranges");
     writer.StartArray();
     for (const auto& range : summary.ranges) {
         writer.StartObject();
-        writer.Key("lo");
-        write_key(writer, range.range.lo);
-        writer.Key("hi");
-        write_key(writer, range.range.hi);
-        writer.Key("rows_read");
-        writer.Uint64(range.rows_read);
-        writer.Key("rows_written");
-        writer.Uint64(range.rows_written);
-        writer.Key("estimated_rows");
-        writer.Uint64(range.estimated_rows);
-        writer.Key("last_written");
-        write_key(writer, range.last_written);
+        key("lo", range.range.lo);
+        key("hi", range.range.hi);
+        count("rows_read", range.rows_read);
+        count("rows_written", range.rows_written);
+        count("estimated_rows", range.estimated_rows);
+        key("last_written", range.last_written);
         writer.Key("finished");
         writer.Bool(range.finished);
         writer.EndObject();

@@ -68,12 +68,6 @@ void expect_bad_input(const CliResult& result, const std::string& needle) {
 
 class BackfillCliTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
-    }
-
     std::string numbered_table(int rows) {
         const auto table = tables().create("bf_cli", "(id INT PRIMARY KEY, amount DECIMAL(8,2) NOT NULL)");
         tables().execute(table, "INSERT INTO {t} SELECT seq, seq % 200 FROM seq_1_to_" + std::to_string(rows));
@@ -92,7 +86,6 @@ protected:
         return {"backfill", "--table", table, "--sink", redis_url_, "--queue", queue_};
     }
 
-    std::string mysql_url_;
 };
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
@@ -358,6 +351,30 @@ TEST_F(BackfillCliTest, DryRunPrintsRangesAndSqlAndWritesNothing) {
     EXPECT_EQ(queue_keys(), 0) << "a dry run wrote to the queue";
 }
 
+// partition --json: an array of {lo, hi, estimated_rows}, open bounds null, key parts as JSON numbers
+// (integers) or strings (text), each range's hi the next one's lo. An integer key's last range stops at the
+// bound frozen when planned; a text key's is open above.
+TEST_F(BackfillCliTest, PartitionJsonGivesEachRangesBoundsAsKeyArrays) {
+    const auto numbers = numbered_table(200);
+    const auto words = tables().create("bf_cli_words", "(k VARCHAR(20) PRIMARY KEY)");
+    tables().execute(words, "INSERT INTO {t} SELECT CONCAT('w', LPAD(seq, 4, '0')) FROM seq_1_to_200");
+    for (const auto& [table, integer_key] : {std::pair{numbers, true}, std::pair{words, false}}) {
+        const auto result = run_cli({"partition", "--table", table, "--partitions", "2", "--json"});
+        ASSERT_EQ(result.exit_code, 0) << describe(result);
+        rapidjson::Document plan;
+        plan.Parse(result.out.c_str());
+        ASSERT_FALSE(plan.HasParseError()) << "not JSON:\n" << result.out;
+        ASSERT_TRUE(plan.IsArray() && plan.Size() == 2) << result.out;
+        EXPECT_TRUE(plan[0]["lo"].IsNull()) << result.out;
+        EXPECT_EQ(plan[1]["hi"].IsNull(), !integer_key) << result.out;
+        const auto& split = plan[0]["hi"];
+        ASSERT_TRUE(split.IsArray() && split.Size() == 1) << result.out;
+        EXPECT_EQ(integer_key ? split[0].IsInt64() : split[0].IsString(), true) << result.out;
+        EXPECT_TRUE(plan[1]["lo"] == split) << "each range starts where the one before ends: " << result.out;
+        EXPECT_GT(plan[0]["estimated_rows"].GetUint64() + plan[1]["estimated_rows"].GetUint64(), 0u) << result.out;
+    }
+}
+
 TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
     const auto table = numbered_table(2500);
     const std::string json_path = fresh_temp_path("summary.json");
@@ -380,6 +397,11 @@ TEST_F(BackfillCliTest, SummaryJsonHasTheRealCounts) {
     ASSERT_TRUE(summary["ranges"].IsArray()) << text;
     EXPECT_GE(summary["ranges"].Size(), 4u) << text;
     for (const auto& range : summary["ranges"].GetArray()) EXPECT_TRUE(range["finished"].GetBool()) << text;
+    ASSERT_TRUE(summary.HasMember("steals") && summary["steals"].IsUint64()) << text;
+    EXPECT_FALSE(summary.HasMember("splits")) << "steals are named steals: " << text;
+    EXPECT_EQ(summary["ranges"].Size(), 4u + summary["steals"].GetUint64()) << "each steal adds a range: " << text;
+    EXPECT_TRUE(contains(result.err, ", " + std::to_string(summary["steals"].GetUint64()) + " splits"))
+        << "the summary line counts the same steals\n" << describe(result);
 }
 
 TEST_F(BackfillCliTest, SigintMidRunExits3AndSaysWhereRangesStopped) {

@@ -58,6 +58,14 @@ void wait_for_rows(Count&& count, long long at_least = 100) {
 
 class BackfillFaultTest : public MySqlRedisTest {
 protected:
+    // A job of `table` into the list rp_test:<name>:<pid> of a private Redis.
+    JobSpec private_redis_job(const std::string& table, const PrivateRedisServer& server, const std::string& name) const {
+        JobSpec spec = redis_job(table);
+        spec.sink.uri = server.url();
+        spec.sink.queue = "rp_test:" + name + ":" + std::to_string(::getpid());
+        return spec;
+    }
+
     void SetUp() override {
         MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
@@ -80,17 +88,6 @@ protected:
         for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table)))
             out.push_back(*row.at(0));
         return out;
-    }
-
-    JobSpec spec_for(const std::string& table) {
-        JobSpec spec;
-        spec.mysql = options();
-        spec.read.table = table;
-        spec.read.page_size = 50;
-        spec.read.target_page_time = 0ms;
-        spec.sink.uri = redis_url_;
-        spec.sink.queue = queue_;
-        return spec;
     }
 
     // Write-locks `locked` (from the fixture's connection), waits until sessions other than ours wait
@@ -139,7 +136,7 @@ protected:
 
 TEST_F(BackfillFaultTest, ReaderConnectionKilledMidRangeEveryRowOnceInRedis) {
     const auto table = numbered_table("bf_kill_reader", 3000);
-    JobSpec spec = spec_for(table);
+    JobSpec spec = redis_job(table);
     spec.workers = 1;
     spec.rate = 1200;  // 2.5 s
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
@@ -163,7 +160,7 @@ TEST_F(BackfillFaultTest, ReaderAndMySqlSinkConnectionsKilledNoRowLost) {
     const std::string queue_name = "rp_test_bf_kill_q_" + std::to_string(::getpid());
     const std::string ddl = mysql::queue_table_ddl(queue_name);
     const auto queue_table = tables().create("bf_kill_q", ddl.substr(ddl.find('(')));
-    JobSpec spec = spec_for(table);
+    JobSpec spec = redis_job(table);
     spec.sink.uri = std::getenv("ROWPUMP_MYSQL_URL");
     spec.sink.queue = queue_table;
     spec.workers = 1;
@@ -237,7 +234,7 @@ std::optional<JobSummary> run_across_a_restart(PrivateRedisServer& server, JobSp
 TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
     const auto table = numbered_table("bf_redis_restart", 3000);
     PersistentRedis persistent;
-    JobSpec spec = spec_for(table);
+    JobSpec spec = redis_job(table);
     spec.sink.queue = "rp_test:bf_restart:" + std::to_string(::getpid());
     spec.partitions = 2;
     const auto summary = run_across_a_restart(persistent.server(), spec);
@@ -255,7 +252,7 @@ TEST_F(BackfillFaultTest, RedisKilledAndRestartedNoRowLost) {
 TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesARestartWithEveryRowOnce) {
     const auto table = numbered_table("bf_job_restart", 3000);
     PersistentRedis persistent;
-    JobSpec spec = spec_for(table);
+    JobSpec spec = redis_job(table);
     spec.sink.queue = "rp_test:bf_job_restart:" + std::to_string(::getpid());
     spec.job_id = "rp_test_job_restart";
     spec.partitions = 3;
@@ -274,9 +271,7 @@ TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesARestartWithEveryRowOnce) {
 TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesAnIdleTimeoutShorterThanTheRun) {
     const auto table = numbered_table("bf_job_idle", 3000);
     PrivateRedisServer server({"--timeout", "1"});
-    JobSpec spec = spec_for(table);
-    spec.sink.uri = server.url();
-    spec.sink.queue = "rp_test:bf_job_idle:" + std::to_string(::getpid());
+    JobSpec spec = private_redis_job(table, server, "bf_job_idle");
     spec.job_id = "rp_test_job_idle";
     spec.workers = 2;
     spec.partitions = 2;
@@ -292,9 +287,7 @@ TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesAnIdleTimeoutShorterThanTheRun) 
 TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
     const auto table = numbered_table("bf_redis_pause", 2000);
     PrivateRedisServer server;
-    JobSpec spec = spec_for(table);
-    spec.sink.uri = server.url();
-    spec.sink.queue = "rp_test:bf_pause:" + std::to_string(::getpid());
+    JobSpec spec = private_redis_job(table, server, "bf_pause");
     spec.workers = 2;
     spec.rate = 2000;  // 1 s without the pause
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
@@ -319,9 +312,7 @@ TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
 TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError) {
     const auto table = numbered_table("bf_redis_gone", 3000);
     PrivateRedisServer server;
-    JobSpec spec = spec_for(table);
-    spec.sink.uri = server.url();
-    spec.sink.queue = "rp_test:bf_gone:" + std::to_string(::getpid());
+    JobSpec spec = private_redis_job(table, server, "bf_gone");
     spec.workers = 2;
     spec.rate = 1000;
     spec.sink.retry_seconds = 2;

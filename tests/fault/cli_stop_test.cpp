@@ -23,11 +23,9 @@ using Clock = std::chrono::steady_clock;
 
 class CliStopTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        table_ = tables().create("cli_stop", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_30000");
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"cli_stop", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)",
+                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_30000"};
     }
 
     std::vector<std::string> backfill(std::vector<std::string> extra) const {
@@ -42,7 +40,6 @@ protected:
         while (queued() < rows && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
     }
 
-    std::string table_;
 };
 
 TEST_F(CliStopTest, AStopUnderARateCapEndsSoonAndWritesOnlyWhatItHeld) {

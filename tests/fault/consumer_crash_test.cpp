@@ -24,7 +24,6 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "mysql/queue_table.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
@@ -81,15 +80,6 @@ void guarded(std::atomic<bool>& stop, Body&& body) {
     }
 }
 
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = Clock::now() + limit;
-    while (!condition()) {
-        if (Clock::now() > deadline) return false;
-        std::this_thread::sleep_for(20ms);
-    }
-    return true;
-}
-
 // Every payload in [0, count) appears at least once; duplicates are fine (at-least-once).
 std::string missing_payloads(const std::vector<std::string>& seen, int count) {
     const std::set<std::string> distinct(seen.begin(), seen.end());
@@ -106,22 +96,25 @@ std::string missing_payloads(const std::vector<std::string>& seen, int count) {
 bool has_queue_command(const std::string& log) { return log.find("was not expected: queue") == std::string::npos; }
 constexpr const char* wire_main_hint = "the CLI has no `queue` command: wire setup_queue/run_queue into src/cli/main.cpp\n";
 
+// Runs the consumer `args` until it has run three tasks of `outbox`, then SIGKILLs it.
+void kill_after_three_tasks(const std::vector<std::string>& args, Outbox& outbox) {
+    CliProcess first(args);
+    const bool started = wait_until([&] { return outbox.count() >= 3 || first.poll().has_value(); }, 20s);
+    ASSERT_TRUE(has_queue_command(log_of(first))) << wire_main_hint << log_of(first);
+    ASSERT_TRUE(started) << log_of(first);
+    first.signal(SIGKILL);
+    EXPECT_EQ(first.wait_for(10s), -SIGKILL);
+}
+
 // --------------------------------------------------------------------------------------------------- MySQL
 
 class MySqlConsumerCrashTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        const std::string ddl = mysql::queue_table_ddl("x");
-        table_ = tables().create(("q_" + std::string(test->name())).substr(0, 40), ddl.substr(ddl.find(" (")));
-        url_ = mysql_url_for_command_line();
-    }
+    std::optional<SourceTable> source_table() const override { return queue_table_of_this_test(); }
 
     void enqueue(int count) {
         SinkSpec spec;
-        spec.uri = url_;
+        spec.uri = mysql_url_;
         spec.queue = table_;
         auto sink = make_sink(spec);
         std::vector<Message> batch;
@@ -145,8 +138,6 @@ protected:
         mysql::Connection(options()).execute_text("KILL CONNECTION " + std::to_string(queue.owner_id()));
     }
 
-    std::string table_;
-    std::string url_;
 };
 
 // Both claim modes: a skip_locked claim dies with its transaction, an update_then_select claim is
@@ -240,7 +231,7 @@ TEST_F(MySqlConsumerCrashTest, ATaskWhoseConsumersKeepDyingEndsDead) {
 TEST_F(MySqlConsumerCrashTest, CliDrainsOnSigtermAndLeavesNothingClaimed) {
     enqueue(40);
     Outbox outbox;
-    CliProcess consumer({"queue", "consume", "--source", url_, "--queue", table_, "--exec", outbox.command("0.2"),
+    CliProcess consumer({"queue", "consume", "--source", mysql_url_, "--queue", table_, "--exec", outbox.command("0.2"),
                        "--concurrency", "2", "--batch", "5"});
     const bool started = wait_until([&] { return outbox.count() >= 4 || consumer.poll().has_value(); }, 20s);
     ASSERT_TRUE(has_queue_command(log_of(consumer))) << wire_main_hint << log_of(consumer);
@@ -263,17 +254,10 @@ TEST_F(MySqlConsumerCrashTest, CliDrainsOnSigtermAndLeavesNothingClaimed) {
 TEST_F(MySqlConsumerCrashTest, CliKilledWithSigkillLosesNothing) {
     enqueue(30);
     Outbox outbox;
-    const std::vector<std::string> args{"queue", "consume", "--source", url_, "--queue", table_, "--exec",
+    const std::vector<std::string> args{"queue", "consume", "--source", mysql_url_, "--queue", table_, "--exec",
                                         outbox.command("0.05"), "--concurrency", "2", "--batch", "5", "--reap-interval",
                                         "0.2"};
-    {
-        CliProcess first(args);
-        const bool started = wait_until([&] { return outbox.count() >= 3 || first.poll().has_value(); }, 20s);
-        ASSERT_TRUE(has_queue_command(log_of(first))) << wire_main_hint << log_of(first);
-        ASSERT_TRUE(started) << log_of(first);
-        first.signal(SIGKILL);
-        EXPECT_EQ(first.wait_for(10s), -SIGKILL);
-    }
+    ASSERT_NO_FATAL_FAILURE(kill_after_three_tasks(args, outbox));
     EXPECT_GT(count_status("claimed"), 0u) << "the killed consumer held no claims: nothing was tested";
     CliProcess second(args);
     const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
@@ -285,30 +269,13 @@ TEST_F(MySqlConsumerCrashTest, CliKilledWithSigkillLosesNothing) {
 
 // --------------------------------------------------------------------------------------------------- Redis
 
-class RedisConsumerCrashTest : public ::testing::Test {
+class RedisConsumerCrashTest : public RedisTest {
 protected:
-    void SetUp() override {
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        url_ = *url;
-        options_ = RedisOptions::from_url(url_);
-        redis_.emplace(options_);
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:q:") + test->name() + ":" + std::to_string(::getpid());
-        clean();
-    }
-    void TearDown() override {
-        if (redis_) clean();
-    }
-    void clean() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
-    }
     void push(int count) {
         std::vector<std::string> arguments{"RPUSH", queue_};
         for (int i = 0; i < count; ++i) arguments.push_back(payload(i));
         std::vector<std::string_view> argv(arguments.begin(), arguments.end());
-        redis_->command(argv);
+        connection_->command(argv);
     }
     RedisQueueOptions queue_options() const {
         RedisQueueOptions queue;
@@ -320,17 +287,13 @@ protected:
         std::size_t found = 0;
         std::string cursor = "0";
         do {
-            auto reply = redis_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
+            auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
             cursor = reply.elements.at(0).text;
             found += reply.elements.at(1).elements.size();
         } while (cursor != "0");
         return found;
     }
 
-    std::string url_;
-    RedisOptions options_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
 };
 
 TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
@@ -391,18 +354,18 @@ TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
     };
     const bool drained = wait_until(
         [&] {
-            return stop || (redis_->command({"LLEN", queue_}).integer == 0 && processing_lists() == 0 &&
+            return stop || (connection_->command({"LLEN", queue_}).integer == 0 && processing_lists() == 0 &&
                             missing_payloads(seen_so_far(), tasks).empty());
         },
         60s);
     stop = true;
     for (auto& consumer : consumers) consumer.join();
     keeper.join();
-    EXPECT_TRUE(drained) << "ready " << redis_->command({"LLEN", queue_}).integer << ", processing lists "
+    EXPECT_TRUE(drained) << "ready " << connection_->command({"LLEN", queue_}).integer << ", processing lists "
                          << processing_lists();
     EXPECT_GT(deaths.load(), 0);
     EXPECT_EQ(missing_payloads(seen, tasks), "");
-    EXPECT_EQ(redis_->command({"LLEN", redis::dead_list(queue_)}).integer, 0);
+    EXPECT_EQ(connection_->command({"LLEN", redis::dead_list(queue_)}).integer, 0);
 }
 
 TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceItsHeartbeatExpires) {
@@ -411,14 +374,7 @@ TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceIt
     std::vector<std::string> args{"queue", "consume", "--source", url_, "--queue", queue_, "--exec",
                                   outbox.command("0.05"), "--concurrency", "2", "--batch", "5",
                                   "--heartbeat-timeout", "1", "--reap-interval", "0.2"};
-    {
-        CliProcess first(args);
-        const bool started = wait_until([&] { return outbox.count() >= 3 || first.poll().has_value(); }, 20s);
-        ASSERT_TRUE(has_queue_command(log_of(first))) << wire_main_hint << log_of(first);
-        ASSERT_TRUE(started) << log_of(first);
-        first.signal(SIGKILL);
-        EXPECT_EQ(first.wait_for(10s), -SIGKILL);
-    }
+    ASSERT_NO_FATAL_FAILURE(kill_after_three_tasks(args, outbox));
     ASSERT_GT(processing_lists(), 0u) << "the killed consumer held nothing: nothing was tested";
     CliProcess second(args);
     const bool all_seen = wait_until([&] { return missing_payloads(outbox.payloads(), 30).empty(); }, 30s);
@@ -427,8 +383,8 @@ TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceIt
     EXPECT_EQ(second.wait_for(20s), 0) << log_of(second);
     EXPECT_TRUE(all_seen) << missing_payloads(outbox.payloads(), 30) << "\n" << log_of(second);
     EXPECT_TRUE(drained);
-    EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 0);
-    EXPECT_EQ(redis_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
+    EXPECT_EQ(connection_->command({"LLEN", queue_}).integer, 0);
+    EXPECT_EQ(connection_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
 }
 
 TEST_F(RedisConsumerCrashTest, CliRetriesAFailingTaskWithBackoffThenMarksItDead) {
@@ -439,12 +395,12 @@ TEST_F(RedisConsumerCrashTest, CliRetriesAFailingTaskWithBackoffThenMarksItDead)
                              outbox.command("0") + ")";
     CliProcess consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--exec", exec, "--max-attempts", "3",
                        "--backoff", "0.05", "--backoff-cap", "0.1"});
-    const bool dead = wait_until([&] { return redis_->command({"LLEN", redis::dead_list(queue_)}).integer == 1 || consumer.poll().has_value(); }, 20s);
+    const bool dead = wait_until([&] { return connection_->command({"LLEN", redis::dead_list(queue_)}).integer == 1 || consumer.poll().has_value(); }, 20s);
     ASSERT_TRUE(has_queue_command(log_of(consumer))) << wire_main_hint << log_of(consumer);
     consumer.signal(SIGTERM);
     EXPECT_EQ(consumer.wait_for(20s), 0) << log_of(consumer);
     ASSERT_TRUE(dead) << log_of(consumer);
-    EXPECT_EQ(list_items(*redis_, redis::dead_list(queue_)), std::vector<std::string>{payload(3)});
+    EXPECT_EQ(list_items(*connection_, redis::dead_list(queue_)), std::vector<std::string>{payload(3)});
     EXPECT_EQ(outbox.count(), 9u);
     const std::string log = log_of(consumer);
     EXPECT_NE(log.find("attempt 1 of 3, will retry"), std::string::npos) << log;

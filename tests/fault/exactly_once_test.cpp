@@ -25,10 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "fault/job_sink_fixture.hpp"
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
-#include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -36,75 +34,29 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-enum class Sink { redis, mysql };
-
-void PrintTo(Sink sink, std::ostream* out) { *out << (sink == Sink::redis ? "redis list" : "mysql queue table"); }
-
-std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
-    return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
-}
-
 unsigned test_seed() {
     if (const char* seed = std::getenv("ROWPUMP_TEST_SEED"); seed && *seed) return static_cast<unsigned>(std::stoul(seed));
     return std::random_device{}();
 }
 
-// What a run stored about its job: both sinks keep one counter and one status per range.
-struct StoredJob {
-    bool exists = false;
-    std::size_t ranges = 0;
-    std::size_t ranges_done = 0;
-    std::uint64_t rows_written = 0;
-};
-
-class ExactlyOnceTest : public MySqlTest, public ::testing::WithParamInterface<Sink> {
+class ExactlyOnceTest : public JobSinkTest, public ::testing::WithParamInterface<Sink> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        connect_local_redis(redis_url_, redis_);
-        if (HasFatalFailure()) return;
-        const std::string pid = std::to_string(::getpid());
-        const std::string kind = GetParam() == Sink::redis ? "redis" : "mysql";
-        job_id_ = "rp_test_eo_" + kind + "_" + pid;
-        queue_ = queue_name("q");
-        clean_up();
-    }
+    ExactlyOnceTest() : JobSinkTest(GetParam(), "eo") {}
 
-    void TearDown() override {
-        if (redis_) clean_up();
-        MySqlTest::TearDown();
-    }
-
-    // A queue of this test's sink: a Redis list under rp_test:, or a MySQL queue table rp_test_...
-    // Every name handed out is deleted at the end.
-    std::string queue_name(const std::string& base) {
-        const std::string pid = std::to_string(::getpid());
-        std::string name = GetParam() == Sink::redis ? "rp_test:eo." + base + ":" + pid : "rp_test_eo_" + base + "_" + pid;
-        queues_.push_back(name);
-        return name;
-    }
-
-    std::string sink_uri() const {
-        if (GetParam() == Sink::redis) return redis_url_;
-        return mysql_url_for_command_line();
+    // A queue of this test's sink, deleted at the end.
+    std::string new_queue(const std::string& base) {
+        queues_.push_back(queue_name(base));
+        return queues_.back();
     }
 
     // `rows` rows with ids 3, 6, 9, ... (gaps, so ranges are not just row numbers), built by the
     // SEQUENCE engine.
-    std::string source_table(const std::string& base, int rows) {
+    std::string numbered_table(const std::string& base, int rows) {
         const auto table =
             tables().create(base, "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount INT NOT NULL)");
         tables().execute(table, "INSERT INTO {t} SELECT seq * 3, CONCAT('row-', seq), seq % 1000 FROM seq_1_to_" +
                                     std::to_string(rows));
         return table;
-    }
-
-    std::vector<std::string> source_ids(const std::string& table) {
-        std::vector<std::string> ids;
-        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table) + " ORDER BY id"))
-            ids.push_back(*row.at(0));
-        return ids;
     }
 
     std::vector<std::string> backfill_args(const std::string& table, const std::string& queue, double rate,
@@ -114,63 +66,9 @@ protected:
                 "200",           "--page-time-ms", "0", "--rate",         std::to_string(rate)};
     }
 
-    std::vector<std::string> queue_payloads_of(const std::string& queue) {
-        if (GetParam() == Sink::redis) return list_items(*redis_, queue);
-        return queue_payloads(tables().connection(), queue);
-    }
-    std::vector<std::string> queued_ids(const std::string& queue) { return payload_keys(queue_payloads_of(queue), {"id"}); }
-
-    bool mysql_table_exists(const std::string& name) {
-        return !tables()
-                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                          {name})
-                    .empty();
-    }
     bool queue_exists(const std::string& queue) {
-        if (GetParam() == Sink::redis) return redis_->command({"EXISTS", queue}).integer == 1;
+        if (sink_ == Sink::redis) return redis_->command({"EXISTS", queue}).integer == 1;
         return mysql_table_exists(queue);
-    }
-
-    StoredJob stored_job(const std::string& job_id) {
-        StoredJob job;
-        if (GetParam() == Sink::redis) {
-            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id + ":meta", "ranges"});
-            if (ranges.is_nil()) return job;
-            job.exists = true;
-            job.ranges = std::stoul(ranges.text);
-            for (std::size_t i = 0; i < job.ranges; ++i) {
-                const auto fields = redis_->command(
-                    {"HMGET", "rowpump:job:" + job_id + ":range:" + std::to_string(i), "status", "rows_written"});
-                if (fields.elements.at(0).text == "done") ++job.ranges_done;
-                if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
-            }
-            return job;
-        }
-        if (!mysql_table_exists("rowpump_jobs") || !mysql_table_exists("rowpump_job_ranges")) return job;
-        if (tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id}).empty()) return job;
-        job.exists = true;
-        const auto totals = tables().rows(
-            "SELECT CAST(COUNT(*) AS CHAR), CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), "
-            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
-            {job_id});
-        job.ranges = std::stoul(*totals.at(0).at(0));
-        job.ranges_done = std::stoul(*totals.at(0).at(1));
-        job.rows_written = std::stoull(*totals.at(0).at(2));
-        return job;
-    }
-
-    // Every id of `table` is in `queue` exactly once, and the job's checkpoints say so too.
-    void expect_exactly_once(const std::string& table, const std::string& queue, const std::string& job_id) {
-        auto expected = source_ids(table);
-        auto actual = queued_ids(queue);
-        EXPECT_EQ(multiset_difference(actual, expected), "");
-        std::sort(expected.begin(), expected.end());
-        std::sort(actual.begin(), actual.end());
-        EXPECT_TRUE(actual == expected) << actual.size() << " ids in the queue, " << expected.size() << " in the table";
-        const auto job = stored_job(job_id);
-        EXPECT_TRUE(job.exists);
-        EXPECT_EQ(job.ranges_done, job.ranges) << "every range of the job should be done";
-        EXPECT_EQ(job.rows_written, expected.size()) << "the ranges' rows_written counters should add up to the table";
     }
 
     // Exit 2 and exactly one error line (log lines at other levels may come before it) that names `needle`.
@@ -187,28 +85,12 @@ protected:
         EXPECT_EQ(errors[0].find("rowpump-local"), std::string::npos) << "the password leaked\n" << run.describe();
     }
 
-    void clean_up() {
-        for (const auto& queue : queues_) {
-            if (GetParam() == Sink::redis) {
-                redis_->command({"DEL", queue});
-                delete_keys(*redis_, queue + ":*");
-            } else {
-                tables().connection().execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue));
-            }
-        }
-        for (const auto& job_id : {job_id_, job_id_ + "_unknown"}) {
-            delete_keys(*redis_, "rowpump:job:" + job_id + ":*");
-            if (mysql_table_exists("rowpump_job_ranges"))
-                tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id});
-            if (mysql_table_exists("rowpump_jobs"))
-                tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id});
-        }
+    void clean_up() override {
+        JobSinkTest::clean_up();
+        for (const auto& queue : queues_) delete_queue(queue);
+        delete_job(job_id_ + "_unknown");
     }
 
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string job_id_;
-    std::string queue_;
     std::vector<std::string> queues_;
 };
 
@@ -225,7 +107,7 @@ TEST_P(ExactlyOnceTest, TwentyKillsAndResumesWriteEveryRowOnce) {
     SCOPED_TRACE("ROWPUMP_TEST_SEED=" + std::to_string(seed));
     std::mt19937 random(seed);
     std::uniform_int_distribution<int> delay_ms(50, 1500);
-    const auto table = source_table("eo_kill", source_rows);
+    const auto table = numbered_table("eo_kill", source_rows);
     const auto args = backfill_args(table, queue_, kill_test_rate, job_id_);
 
     int killed_mid_job = 0;
@@ -270,8 +152,8 @@ TEST_P(ExactlyOnceTest, TwentyKillsAndResumesWriteEveryRowOnce) {
 // id nobody started: refused before anything is written, and the original job still resumes fine.
 TEST_P(ExactlyOnceTest, ResumeWithAnotherDefinitionOrUnknownJobIsRefused) {
     constexpr int rows = 3000;
-    const auto table = source_table("eo_def", rows);
-    const auto other_table = source_table("eo_def_other", 10);
+    const auto table = numbered_table("eo_def", rows);
+    const auto other_table = numbered_table("eo_def_other", 10);
     const auto args = backfill_args(table, queue_, 1500, job_id_);
 
     {
@@ -290,7 +172,7 @@ TEST_P(ExactlyOnceTest, ResumeWithAnotherDefinitionOrUnknownJobIsRefused) {
     ASSERT_LT(stopped.ranges_done, stopped.ranges) << "the job finished before the interrupt: nothing to resume";
     const auto queued_before = queued_ids(queue_).size();
 
-    const std::string other_queue = queue_name("other");
+    const std::string other_queue = new_queue("other");
     const auto with = [&](const std::string& flag, const std::string& value) {
         auto changed = args;
         changed.push_back("--resume");
@@ -309,7 +191,7 @@ TEST_P(ExactlyOnceTest, ResumeWithAnotherDefinitionOrUnknownJobIsRefused) {
     const auto after_refusals = stored_job(job_id_);
     EXPECT_EQ(after_refusals.rows_written, stopped.rows_written) << "a refused resume moved a checkpoint";
 
-    const std::string unknown_queue = queue_name("unknown");
+    const std::string unknown_queue = new_queue("unknown");
     auto unknown = backfill_args(table, unknown_queue, 1500, job_id_ + "_unknown");
     unknown.push_back("--resume");
     {

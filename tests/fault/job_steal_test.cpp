@@ -19,10 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "fault/job_sink_fixture.hpp"
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
-#include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -30,23 +28,8 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-enum class Sink { redis, mysql };
-
-void PrintTo(Sink sink, std::ostream* out) { *out << (sink == Sink::redis ? "redis list" : "mysql queue table"); }
-
-std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
-    return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
-}
-
 constexpr int source_rows = 12000;
 constexpr int planned_ranges = 2;
-
-struct StoredJob {
-    bool exists = false;
-    std::size_t ranges = 0;
-    std::size_t ranges_done = 0;
-    std::uint64_t rows_written = 0;
-};
 
 // The splits a run's summary line counts ("..., 3 ranges, 1 splits"); nullopt without that line.
 std::optional<std::size_t> summary_splits(const std::string& err) {
@@ -56,28 +39,15 @@ std::optional<std::size_t> summary_splits(const std::string& err) {
     return std::stoul(match[1].str());
 }
 
-class JobStealTest : public MySqlTest, public ::testing::WithParamInterface<Sink> {
+class JobStealTest : public JobSinkTest, public ::testing::WithParamInterface<Sink> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        connect_local_redis(redis_url_, redis_);
-        if (HasFatalFailure()) return;
-        const std::string pid = std::to_string(::getpid());
-        job_id_ = std::string("rp_test_steal_") + (GetParam() == Sink::redis ? "redis_" : "mysql_") + pid;
-        queue_ = GetParam() == Sink::redis ? "rp_test:steal.q:" + pid : "rp_test_steal_q_" + pid;
-        clean_up();
-        table_ = tables().create("steal_source", "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq * 5, CONCAT('row-', seq) FROM seq_1_to_" +
-                                     std::to_string(source_rows));
-    }
+    JobStealTest() : JobSinkTest(GetParam(), "steal") {}
 
-    void TearDown() override {
-        if (redis_) clean_up();
-        MySqlTest::TearDown();
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"steal_source", "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL)",
+                           "INSERT INTO {t} SELECT seq * 5, CONCAT('row-', seq) FROM seq_1_to_" +
+                               std::to_string(source_rows)};
     }
-
-    std::string sink_uri() const { return GetParam() == Sink::redis ? redis_url_ : mysql_url_for_command_line(); }
 
     // Small fixed pages, so that a range is many pages long and a split lands while its owner reads.
     std::vector<std::string> backfill_args(int workers, std::optional<double> rate) const {
@@ -89,47 +59,11 @@ protected:
         return args;
     }
 
-    bool mysql_table_exists(const std::string& name) {
-        return !tables()
-                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                          {name})
-                    .empty();
-    }
-
-    StoredJob stored_job() {
-        StoredJob job;
-        if (GetParam() == Sink::redis) {
-            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
-            if (ranges.is_nil()) return job;
-            job.exists = true;
-            job.ranges = std::stoul(ranges.text);
-            for (std::size_t i = 0; i < job.ranges; ++i) {
-                const auto fields = redis_->command(
-                    {"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i), "status", "rows_written"});
-                if (fields.elements.at(0).text == "done") ++job.ranges_done;
-                if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
-            }
-            return job;
-        }
-        if (!mysql_table_exists("rowpump_jobs") || !mysql_table_exists("rowpump_job_ranges")) return job;
-        const auto counted = tables().rows("SELECT CAST(ranges AS CHAR) FROM rowpump_jobs WHERE job_id = ?", {job_id_});
-        if (counted.empty()) return job;
-        job.exists = true;
-        job.ranges = std::stoul(*counted.at(0).at(0));
-        const auto totals = tables().rows(
-            "SELECT CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), CAST(COALESCE(SUM(rows_written), 0) AS CHAR) "
-            "FROM rowpump_job_ranges WHERE job_id = ?",
-            {job_id_});
-        job.ranges_done = std::stoul(*totals.at(0).at(0));
-        job.rows_written = std::stoull(*totals.at(0).at(1));
-        return job;
-    }
-
     // Pending ranges whose owner's connection the store's server still lists. A SIGKILLed process's
     // connections linger there for a moment: until they are gone, its ranges look held by a live owner.
     std::size_t ranges_held_by_live_connections() {
         std::size_t held = 0;
-        if (GetParam() == Sink::redis) {
+        if (sink_ == Sink::redis) {
             const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
             for (std::size_t i = 0; !ranges.is_nil() && i < std::stoul(ranges.text); ++i) {
                 const auto fields = redis_->command(
@@ -152,38 +86,9 @@ protected:
 
     // Every id of the table is in the queue once, and the job's checkpoints say so too.
     void expect_exactly_once() {
-        std::vector<std::string> expected;
-        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table_)))
-            expected.push_back(*row.at(0));
-        const auto payloads =
-            GetParam() == Sink::redis ? list_items(*redis_, queue_) : queue_payloads(tables().connection(), queue_);
-        auto actual = payload_keys(payloads, {"id"});
-        EXPECT_EQ(multiset_difference(actual, expected), "");
-        const auto job = stored_job();
+        const auto job = JobSinkTest::expect_exactly_once(table_, queue_, job_id_);
         EXPECT_GT(job.ranges, static_cast<std::size_t>(planned_ranges)) << "the store should hold the split ranges";
-        EXPECT_EQ(job.ranges_done, job.ranges) << "every range of the job should be done";
-        EXPECT_EQ(job.rows_written, expected.size()) << "the ranges' rows_written counters should add up to the table";
     }
-
-    void clean_up() {
-        if (GetParam() == Sink::redis) {
-            redis_->command({"DEL", queue_});
-            delete_keys(*redis_, queue_ + ":*");
-        } else {
-            tables().connection().execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue_));
-        }
-        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
-        if (mysql_table_exists("rowpump_job_ranges"))
-            tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id_});
-        if (mysql_table_exists("rowpump_jobs"))
-            tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id_});
-    }
-
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string job_id_;
-    std::string queue_;
-    std::string table_;
 };
 
 // Four workers, two ranges, about 3 s of rows at the rate cap: the two idle workers split the others'

@@ -26,10 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "fault/job_sink_fixture.hpp"
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
-#include "integration/queue_contents.hpp"
-#include "integration/redis_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -45,22 +43,6 @@ std::string describe_all(const Processes& processes) {
     return out;
 }
 
-enum class Sink { redis, mysql };
-
-void PrintTo(Sink sink, std::ostream* out) { *out << (sink == Sink::redis ? "redis list" : "mysql queue table"); }
-
-std::string sink_name(const ::testing::TestParamInfo<Sink>& info) {
-    return info.param == Sink::redis ? "RedisList" : "MySqlQueueTable";
-}
-
-struct StoredJob {
-    bool exists = false;
-    std::size_t ranges = 0;
-    std::size_t ranges_done = 0;
-    std::uint64_t rows_written = 0;
-    std::size_t leased = 0;  // pending ranges that an owner holds right now
-};
-
 // Three processes, one worker each, 12 ranges; each process is capped so that together they need
 // about 3 s: long enough to kill or stop one of them mid-run.
 constexpr int source_rows = 12000;
@@ -73,38 +55,14 @@ constexpr std::uint64_t mid_range_progress = source_rows / 8;
 // taken over without waiting for its lease.
 constexpr auto finish_timeout = 30s;
 
-class ScaleOutFixture : public MySqlTest {
+class ScaleOutFixture : public JobSinkTest {
 protected:
-    explicit ScaleOutFixture(Sink sink) : sink_(sink) {}
+    explicit ScaleOutFixture(Sink sink) : JobSinkTest(sink, "scale") {}
 
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        connect_local_redis(redis_url_, redis_);
-        if (HasFatalFailure()) return;
-        const std::string pid = std::to_string(::getpid());
-        job_id_ = std::string("rp_test_scale_") + (sink_ == Sink::redis ? "redis_" : "mysql_") + pid;
-        queue_ = sink_ == Sink::redis ? "rp_test:scale.q:" + pid : "rp_test_scale_q_" + pid;
-        clean_up();
-        table_ = source_table();
-    }
-
-    void TearDown() override {
-        if (redis_) clean_up();
-        MySqlTest::TearDown();
-    }
-
-    std::string sink_uri() const {
-        if (sink_ == Sink::redis) return redis_url_;
-        return mysql_url_for_command_line();
-    }
-
-    std::string source_table() {
-        const auto table =
-            tables().create("scale_source", "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount INT NOT NULL)");
-        tables().execute(table, "INSERT INTO {t} SELECT seq * 7, CONCAT('row-', seq), seq % 1000 FROM seq_1_to_" +
-                                    std::to_string(source_rows));
-        return table;
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"scale_source", "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount INT NOT NULL)",
+                           "INSERT INTO {t} SELECT seq * 7, CONCAT('row-', seq), seq % 1000 FROM seq_1_to_" +
+                               std::to_string(source_rows)};
     }
 
     std::vector<std::string> backfill_args(std::optional<int> lease_timeout = std::nullopt) const {
@@ -120,44 +78,6 @@ protected:
         Processes processes;
         for (std::size_t i = 0; i < count; ++i) processes.push_back(std::make_unique<CliProcess>(args));
         return processes;
-    }
-
-    bool mysql_table_exists(const std::string& name) {
-        return !tables()
-                    .rows("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                          {name})
-                    .empty();
-    }
-
-    StoredJob stored_job() {
-        StoredJob job;
-        if (sink_ == Sink::redis) {
-            const auto ranges = redis_->command({"HGET", "rowpump:job:" + job_id_ + ":meta", "ranges"});
-            if (ranges.is_nil()) return job;
-            job.exists = true;
-            job.ranges = std::stoul(ranges.text);
-            for (std::size_t i = 0; i < job.ranges; ++i) {
-                const auto fields = redis_->command({"HMGET", "rowpump:job:" + job_id_ + ":range:" + std::to_string(i),
-                                                     "status", "rows_written", "owner"});
-                if (fields.elements.at(0).text == "done") ++job.ranges_done;
-                if (fields.elements.at(0).text == "pending" && fields.elements.at(2).text != "0") ++job.leased;
-                if (!fields.elements.at(1).is_nil()) job.rows_written += std::stoull(fields.elements.at(1).text);
-            }
-            return job;
-        }
-        if (!mysql_table_exists("rowpump_jobs") || !mysql_table_exists("rowpump_job_ranges")) return job;
-        if (tables().rows("SELECT 1 FROM rowpump_jobs WHERE job_id = ?", {job_id_}).empty()) return job;
-        job.exists = true;
-        const auto totals = tables().rows(
-            "SELECT CAST(COUNT(*) AS CHAR), CAST(COALESCE(SUM(status = 'done'), 0) AS CHAR), "
-            "CAST(COALESCE(SUM(rows_written), 0) AS CHAR), "
-            "CAST(COALESCE(SUM(status = 'pending' AND owner <> 0), 0) AS CHAR) FROM rowpump_job_ranges WHERE job_id = ?",
-            {job_id_});
-        job.ranges = std::stoul(*totals.at(0).at(0));
-        job.ranges_done = std::stoul(*totals.at(0).at(1));
-        job.rows_written = std::stoull(*totals.at(0).at(2));
-        job.leased = std::stoul(*totals.at(0).at(3));
-        return job;
     }
 
     // Waits until the job has written at least `rows` rows and every process (one worker each) holds a
@@ -207,26 +127,7 @@ protected:
         return out;
     }
 
-    std::vector<std::string> queued_ids() {
-        const auto payloads = sink_ == Sink::redis ? list_items(*redis_, queue_)
-                                                        : queue_payloads(tables().connection(), queue_);
-        return payload_keys(payloads, {"id"});
-    }
-
-    void expect_exactly_once() {
-        std::vector<std::string> expected;
-        for (auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM " + mysql::quote_identifier(table_)))
-            expected.push_back(*row.at(0));
-        auto actual = queued_ids();
-        EXPECT_EQ(multiset_difference(actual, expected), "");
-        std::sort(expected.begin(), expected.end());
-        std::sort(actual.begin(), actual.end());
-        EXPECT_TRUE(actual == expected) << actual.size() << " ids in the queue, " << expected.size() << " in the table";
-        const auto job = stored_job();
-        EXPECT_EQ(job.ranges, 12u);
-        EXPECT_EQ(job.ranges_done, job.ranges) << "every range of the job should be done";
-        EXPECT_EQ(job.rows_written, expected.size()) << "the ranges' rows_written counters should add up to the table";
-    }
+    void expect_exactly_once() { EXPECT_EQ(JobSinkTest::expect_exactly_once(table_, queue_, job_id_).ranges, 12u); }
 
     static bool logged(const Processes& processes, std::size_t first, const std::string& a, const std::string& b) {
         for (std::size_t i = first; i < processes.size(); ++i)
@@ -238,26 +139,6 @@ protected:
         return false;
     }
 
-    void clean_up() {
-        if (sink_ == Sink::redis) {
-            redis_->command({"DEL", queue_});
-            delete_keys(*redis_, queue_ + ":*");
-        } else {
-            tables().connection().execute_text("DROP TABLE IF EXISTS " + mysql::quote_identifier(queue_));
-        }
-        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
-        if (mysql_table_exists("rowpump_job_ranges"))
-            tables().connection().execute("DELETE FROM rowpump_job_ranges WHERE job_id = ?", {job_id_});
-        if (mysql_table_exists("rowpump_jobs"))
-            tables().connection().execute("DELETE FROM rowpump_jobs WHERE job_id = ?", {job_id_});
-    }
-
-    Sink sink_;
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string job_id_;
-    std::string queue_;
-    std::string table_;
 };
 
 class ScaleOutTest : public ScaleOutFixture, public ::testing::WithParamInterface<Sink> {

@@ -20,7 +20,6 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "mysql/queue_table.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -31,15 +30,6 @@ using Clock = std::chrono::steady_clock;
 // Files the tests write themselves (a job, a password file, an output file), named by purpose.
 std::string temp_path(const std::string& name) {
     return ::testing::TempDir() + "rowpump_secrets_" + std::to_string(::getpid()) + "_" + name;
-}
-
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = Clock::now() + limit;
-    while (!condition()) {
-        if (Clock::now() > deadline) return false;
-        std::this_thread::sleep_for(20ms);
-    }
-    return true;
 }
 
 // Runs the CLI to its end and checks it failed the way bad input must: exit 2, nothing on stdout, one
@@ -78,10 +68,12 @@ protected:
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
         ASSERT_FALSE(options().password.empty()) << "the local account has no password: nothing to hide";
-        const std::string ddl = mysql::queue_table_ddl("x");
-        table_ = tables().create("argv_q", ddl.substr(ddl.find(" (")));
     }
-    std::string table_;
+    std::optional<SourceTable> source_table() const override {
+        SourceTable table = queue_table_of_this_test();
+        table.base = "argv_q";
+        return table;
+    }
 };
 
 // A consumer of an empty queue waits until it is told to stop: long enough to look at its arguments,

@@ -290,12 +290,7 @@ class BackfillTest : public MySqlRedisTest {
 protected:
     void expect_high_water_holds(JobSpec spec);
 
-    JobSpec redis_spec(const std::string& table) {
-        JobSpec spec = small_page_spec(options(), table);
-        spec.sink.uri = redis_url_;
-        spec.sink.queue = queue_;
-        return spec;
-    }
+    JobSpec redis_spec(const std::string& table) const { return redis_job(table, matrix_page_size); }
 
     // A fresh queue table (dropped at the end) as the sink.
     JobSpec mysql_spec(const std::string& table) {
@@ -325,16 +320,21 @@ std::string amounts_table(TestTables& tables) {
     return table;
 }
 
+// Three ranges on two workers, each row routed to the priority level of its amount.
+JobSpec routed_by_amount(JobSpec spec) {
+    spec.partitions = 3;
+    spec.workers = 2;
+    spec.route.priority_column = "amount";
+    spec.route.levels = three_levels;
+    return spec;
+}
+
 const char* const level_sql =
     "CASE WHEN amount >= 100 THEN 'high' WHEN amount >= 10 THEN 'mid' ELSE 'low' END";
 
 TEST_F(BackfillTest, PriorityRoutingPutsEachRowInItsRedisList) {
     const auto table = amounts_table(tables());
-    JobSpec spec = redis_spec(table);
-    spec.partitions = 3;
-    spec.workers = 2;
-    spec.route.priority_column = "amount";
-    spec.route.levels = three_levels;
+    const JobSpec spec = routed_by_amount(redis_spec(table));
     const auto summary = run_job(spec);
     EXPECT_EQ(summary.rows_written, 2000u) << describe(summary);
     for (const char* level : {"high", "mid", "low"}) {
@@ -350,11 +350,7 @@ TEST_F(BackfillTest, PriorityRoutingPutsEachRowInItsRedisList) {
 
 TEST_F(BackfillTest, PriorityRoutingSetsTheMySqlPriorityColumn) {
     const auto table = amounts_table(tables());
-    JobSpec spec = mysql_spec(table);
-    spec.partitions = 3;
-    spec.workers = 2;
-    spec.route.priority_column = "amount";
-    spec.route.levels = three_levels;
+    const JobSpec spec = routed_by_amount(mysql_spec(table));
     run_job(spec);
     // Highest first: high is 3, mid 2, low 1, so consumers taking the highest priority value see high first.
     std::vector<std::string> actual;
@@ -548,13 +544,7 @@ TEST_F(BackfillTest, StopFlagMidRunLeavesAnExactResumableSummary) {
     control.stop = &stop;
     // Stop when both workers are well inside their first range (~500 of 1333 rows each): the pages
     // still in flight then cannot finish it.
-    std::thread stopper([&] {
-        redis::Connection connection(RedisOptions::from_url(redis_url_));
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (connection.command({"LLEN", queue_}).integer < 1000 && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(5ms);
-        stop.store(true);
-    });
+    std::thread stopper = stop_at(1000, stop);
     const auto summary = run_job(spec, control);
     stopper.join();
 

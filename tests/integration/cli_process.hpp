@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -38,6 +39,16 @@ inline std::string temp_file(const char* name) {
     const int fd = ::mkstemp(path.data());
     if (fd >= 0) ::close(fd);
     return path;
+}
+
+// Polls `condition` every 20 ms until it holds (true) or `limit` has passed (false).
+inline bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
 }
 
 using EnvOverride = std::map<std::string, std::optional<std::string>>;

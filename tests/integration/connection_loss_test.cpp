@@ -30,11 +30,13 @@ std::string strategy_name(const ::testing::TestParamInfo<PagingStrategy>& info) 
 
 class ConnectionLossTest : public MySqlTest, public ::testing::WithParamInterface<PagingStrategy> {
 protected:
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"killed", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
+                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(row_count)};
+    }
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        table_ = tables().create("killed", "(id BIGINT PRIMARY KEY, v VARCHAR(40))");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(row_count));
         ReadSpec spec;
         spec.table = table_;
         spec.strategy = GetParam();
@@ -76,7 +78,6 @@ protected:
             ids.push_back(std::stoll(std::string(*page.value(row, 0))));
     }
 
-    std::string table_;
     std::shared_ptr<const ReadPlan> plan_;
     std::unique_ptr<mysql::Connection> watcher_;
 };

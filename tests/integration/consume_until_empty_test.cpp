@@ -55,16 +55,33 @@ std::uint64_t field(const rapidjson::Document& stats, const char* name) {
     return found->value.GetUint64();
 }
 
+// After the due task is done: the retry, due in 10 s, waits; the task an hour away is later.
+void expect_only_the_retry_waits(const Backlog& backlog) {
+    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
+    EXPECT_GT(backlog.next_due, 9s);
+    EXPECT_LE(backlog.next_due, 10s);
+    EXPECT_EQ(backlog.later, 1u);
+}
+
 class ConsumeUntilEmptyTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        outbox_ = fresh_temp_path("until_empty_outbox");
-    }
     void TearDown() override {
         std::remove(outbox_.c_str());
         MySqlRedisTest::TearDown();
+    }
+
+    // `queue consume --until-empty` of a queue whose one task, task-1, fails once: the run waits out the
+    // retry's backoff and ends with the task done. The queue's stats afterwards.
+    rapidjson::Document consume_a_task_that_fails_once(const std::string& source, const std::string& queue) {
+        const auto started = Clock::now();
+        const CliRun consume = run_rowpump({"queue", "consume", "--source", source, "--queue", queue, "--exec",
+                                            fail_once_then_record(outbox_), "--backoff", "1", "--max-attempts", "3",
+                                            "--until-empty"});
+        EXPECT_EQ(consume.exit_code, 0) << consume.describe();
+        EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"task-1"}) << "the retry never ran\n"
+                                                                            << consume.describe();
+        EXPECT_GE(Clock::now() - started, 400ms) << "the retry cannot have waited out its backoff (0.5 to 1 s)";
+        return stats_of({"--source", source, "--queue", queue});
     }
 
     std::int64_t unix_ms(std::chrono::system_clock::duration from_now) const {
@@ -73,7 +90,7 @@ protected:
             .count();
     }
 
-    std::string outbox_;
+    std::string outbox_ = fresh_temp_path("until_empty_outbox");
 };
 
 TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTheLaterOnes) {
@@ -102,11 +119,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
         ASSERT_EQ(tasks.size(), 1u);
         queue.ack(tasks[0]);
     }
-    backlog = queue.backlog();
-    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
-    EXPECT_GT(backlog.next_due, 9s);
-    EXPECT_LE(backlog.next_due, 10s);
-    EXPECT_EQ(backlog.later, 1u);
+    expect_only_the_retry_waits(queue.backlog());
 }
 
 TEST_F(ConsumeUntilEmptyTest, MySqlBacklogHasDueAndRetryingTasksAndCountsTheLaterOnes) {
@@ -125,24 +138,12 @@ TEST_F(ConsumeUntilEmptyTest, MySqlBacklogHasDueAndRetryingTasksAndCountsTheLate
     EXPECT_EQ(backlog.later, 1u);
 
     tables().execute(table, "UPDATE {t} SET status = 'done' WHERE payload = 'ready'");
-    backlog = queue.backlog();
-    EXPECT_EQ(backlog.waiting, 1u) << "the retry";
-    EXPECT_GT(backlog.next_due, 9s);
-    EXPECT_LE(backlog.next_due, 10s);
-    EXPECT_EQ(backlog.later, 1u);
+    expect_only_the_retry_waits(queue.backlog());
 }
 
 TEST_F(ConsumeUntilEmptyTest, RedisWaitsForAFailedTaskToComeBackAndEndsWithItDone) {
     redis_->command({"RPUSH", queue_, "task-1"});
-    const auto started = Clock::now();
-    const CliRun consume = run_rowpump({"queue", "consume", "--source", redis_url_, "--queue", queue_, "--exec",
-                                        fail_once_then_record(outbox_), "--backoff", "1", "--max-attempts", "3",
-                                        "--until-empty"});
-    EXPECT_EQ(consume.exit_code, 0) << consume.describe();
-    EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"task-1"}) << "the retry never ran\n" << consume.describe();
-    EXPECT_GE(Clock::now() - started, 400ms) << "the retry cannot have waited out its backoff (0.5 to 1 s)";
-
-    const auto stats = stats_of({"--source", redis_url_, "--queue", queue_});
+    const auto stats = consume_a_task_that_fails_once(redis_url_, queue_);
     EXPECT_EQ(field(stats, "ready"), 0u);
     EXPECT_EQ(field(stats, "delayed"), 0u);
     EXPECT_EQ(field(stats, "processing"), 0u);
@@ -154,16 +155,7 @@ TEST_F(ConsumeUntilEmptyTest, MySqlWaitsForAFailedTaskToComeBackAndEndsWithItDon
     const std::string ddl = mysql::queue_table_ddl(name);
     const std::string table = tables().create("until_empty_q", ddl.substr(ddl.find('(')));
     tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('task-1', NOW(6))");
-    const std::string source = mysql_url_for_command_line();
-    const auto started = Clock::now();
-    const CliRun consume = run_rowpump({"queue", "consume", "--source", source, "--queue", table, "--exec",
-                                        fail_once_then_record(outbox_), "--backoff", "1", "--max-attempts", "3",
-                                        "--until-empty"});
-    EXPECT_EQ(consume.exit_code, 0) << consume.describe();
-    EXPECT_EQ(file_lines(outbox_), std::vector<std::string>{"task-1"}) << "the retry never ran\n" << consume.describe();
-    EXPECT_GE(Clock::now() - started, 400ms) << "the retry cannot have waited out its backoff (0.5 to 1 s)";
-
-    const auto stats = stats_of({"--source", source, "--queue", table});
+    const auto stats = consume_a_task_that_fails_once(mysql_url_, table);
     EXPECT_EQ(field(stats, "ready"), 0u);
     EXPECT_EQ(field(stats, "claimed"), 0u);
     EXPECT_EQ(field(stats, "done"), 1u);

@@ -32,14 +32,16 @@ constexpr int rows = 2000;
 
 class DelayedIdentityTest : public MySqlRedisTest {
 protected:
+    // k repeats: seven distinct payloads over 2000 rows. Every due time is in the past, so a promote moves
+    // them all at once.
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"delayed_ident", "(id INT PRIMARY KEY, k INT NOT NULL, due DATETIME NOT NULL)",
+                           "INSERT INTO {t} SELECT seq, seq % 7, TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq "
+                           "SECOND FROM seq_1_to_" + std::to_string(rows)};
+    }
     void SetUp() override {
         MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        // k repeats: seven distinct payloads over 2000 rows. Every due time is in the past, so a promote
-        // moves them all at once.
-        table_ = tables().create("delayed_ident", "(id INT PRIMARY KEY, k INT NOT NULL, due DATETIME NOT NULL)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, seq % 7, TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq "
-                                 "SECOND FROM seq_1_to_" + std::to_string(rows));
         expected_ = keys_of("SELECT CAST(k AS CHAR) FROM `" + table_ + "`");
     }
 
@@ -74,7 +76,6 @@ protected:
         return RedisQueue(RedisOptions::from_url(redis_url_), queue).promote();
     }
 
-    std::string table_;
     std::vector<std::string> expected_;
 };
 

@@ -36,12 +36,6 @@ std::string run_php(const std::string& script, const std::vector<std::string>& a
 
 class DocumentConsumersTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
-    }
-
     // A table `goods` of `rows` rows: id 1..rows, amount = id * 10, name "item <id>".
     std::string goods(int rows) {
         const std::string table =
@@ -66,7 +60,6 @@ protected:
     std::string port() const { return std::to_string(redis_.port()); }
 
     PrivateRedisServer redis_;
-    std::string mysql_url_;
 };
 
 TEST_F(DocumentConsumersTest, PriorityConsumerPopsTheListsNamedByListKey) {

@@ -19,12 +19,9 @@ constexpr int rows_added = 3000;
 
 class FrozenBoundTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        table_ = tables().create("frozen", "(id BIGINT PRIMARY KEY, v VARCHAR(40))");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows_at_start));
-        output_ = temp_file("frozen");
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"frozen", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
+                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows_at_start)};
     }
     void TearDown() override {
         std::remove(output_.c_str());
@@ -55,8 +52,7 @@ protected:
         return ids;
     }
 
-    std::string table_;
-    std::string output_;
+    std::string output_ = temp_file("frozen");
 };
 
 TEST_F(FrozenBoundTest, RowsAddedAboveTheMaximumDuringARunAreNotCopied) {

@@ -63,6 +63,28 @@ protected:
         return store;
     }
 
+    // A store of one range, its owner having written ids 1 and 2, and a thief that has read the range.
+    struct OwnerAndThief {
+        std::unique_ptr<JobStore> store;
+        std::unique_ptr<JobLedger> owner;
+        std::unique_ptr<JobLedger> thief;
+        std::optional<StoredRange> range;     // the owner's lease
+        std::vector<StoredRange> leased;      // as the thief read it
+    };
+    OwnerAndThief owner_and_thief() {
+        OwnerAndThief job;
+        job.store = store_with_one_range();
+        job.owner = job.store->open_ledger();
+        job.thief = job.store->open_ledger();
+        job.range = job.owner->lease();
+        EXPECT_TRUE(job.range);
+        if (!job.range) return job;
+        EXPECT_EQ(job.owner->write(*job.range, page(1, 2), key(2)), PageWrite::written);
+        job.leased = job.thief->pending_ranges();
+        EXPECT_EQ(job.leased.size(), 1u);
+        return job;
+    }
+
     static std::vector<Message> page(int first, int count) {
         std::vector<Message> out;
         for (int id = first; id < first + count; ++id) out.push_back(Message{"{\"id\":" + std::to_string(id) + "}"});
@@ -87,15 +109,8 @@ protected:
 };
 
 TEST_P(JobSplitTest, ASplitRefusesTheOwnersNextPageAndHandsTheUpperPartToTheThief) {
-    auto store = store_with_one_range();
-    auto owner = store->open_ledger();
-    auto thief = store->open_ledger();
-    auto range = owner->lease();
-    ASSERT_TRUE(range);
-    ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
-
-    const auto leased = thief->pending_ranges();
-    ASSERT_EQ(leased.size(), 1u);
+    auto [store, owner, thief, range, leased] = owner_and_thief();
+    ASSERT_FALSE(HasFailure());
     EXPECT_EQ(leased[0].last_key, key(2));
     EXPECT_NE(leased[0].owner, 0u);
     EXPECT_EQ(leased[0].remaining_estimate(), 98u);
@@ -131,14 +146,8 @@ TEST_P(JobSplitTest, ASplitRefusesTheOwnersNextPageAndHandsTheUpperPartToTheThie
 }
 
 TEST_P(JobSplitTest, ASplitWhoseVictimMovedOnChangesNothing) {
-    auto store = store_with_one_range();
-    auto owner = store->open_ledger();
-    auto thief = store->open_ledger();
-    auto range = owner->lease();
-    ASSERT_TRUE(range);
-    ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
-    const auto leased = thief->pending_ranges();
-    ASSERT_EQ(leased.size(), 1u);
+    auto [store, owner, thief, range, leased] = owner_and_thief();
+    ASSERT_FALSE(HasFailure());
     // The owner commits a page after the thief read its checkpoint: the split key the thief computed from
     // it may lie below what the owner wrote now.
     ASSERT_EQ(owner->write(*range, page(3, 598), key(600)), PageWrite::written);
@@ -154,14 +163,8 @@ TEST_P(JobSplitTest, ASplitWhoseVictimMovedOnChangesNothing) {
 // MySQL waits for the owner's page transaction and asks the source about the owner's newer checkpoint
 // under the range's lock; Redis fences on the checkpoint as read, and the thief looks again.
 TEST_P(JobSplitTest, ANewerCheckpointStillBeforeTheSplitKeyKeepsTheSplitInMySqlOnly) {
-    auto store = store_with_one_range();
-    auto owner = store->open_ledger();
-    auto thief = store->open_ledger();
-    auto range = owner->lease();
-    ASSERT_TRUE(range);
-    ASSERT_EQ(owner->write(*range, page(1, 2), key(2)), PageWrite::written);
-    const auto leased = thief->pending_ranges();
-    ASSERT_EQ(leased.size(), 1u);
+    auto [store, owner, thief, range, leased] = owner_and_thief();
+    ASSERT_FALSE(HasFailure());
     ASSERT_EQ(owner->write(*range, page(3, 2), key(4)), PageWrite::written);
     const auto taken = thief->split(leased[0], key(500), 40, below_500);
     EXPECT_EQ(taken.has_value(), GetParam() == Store::mysql);

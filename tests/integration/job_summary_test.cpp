@@ -24,13 +24,7 @@ class JobSummaryTest : public MySqlRedisTest {};
 TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     const auto table = tables().create("job_summary", "(id BIGINT PRIMARY KEY, v INT NOT NULL)");
     tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_6000");
-    JobSpec spec;
-    spec.mysql = options();
-    spec.read.table = table;
-    spec.read.page_size = 50;
-    spec.read.target_page_time = 0ms;
-    spec.sink.uri = redis_url_;
-    spec.sink.queue = queue_;
+    JobSpec spec = redis_job(table);
     spec.job_id = job_id_;
     spec.partitions = 6;
     spec.workers = 2;
@@ -39,13 +33,7 @@ TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     std::atomic<bool> stop{false};
     JobControl first_control;
     first_control.stop = &stop;
-    std::thread stopper([&] {
-        redis::Connection connection(RedisOptions::from_url(redis_url_));
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (connection.command({"LLEN", queue_}).integer < 1500 && std::chrono::steady_clock::now() < deadline)
-            std::this_thread::sleep_for(5ms);
-        stop.store(true);
-    });
+    std::thread stopper = stop_at(1500, stop);
     const JobSummary first = run_job(spec, first_control);
     stopper.join();
     const auto queued_first = static_cast<std::uint64_t>(redis_->command({"LLEN", queue_}).integer);

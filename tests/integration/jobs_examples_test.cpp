@@ -9,6 +9,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,28 +36,36 @@ std::vector<std::string> example_jobs() {
 
 std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-// sample_orders of scripts/sample_table.sql, with fewer rows.
-const char* const sample_orders_definition =
-    "(id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, customer_id INT NOT NULL, status VARCHAR(16), "
-    "amount DECIMAL(12,2), note VARCHAR(200), created_at DATETIME(6), KEY idx_customer (customer_id)) "
-    "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
-const char* const sample_orders_rows = R"sql(
-INSERT INTO {t} (id, customer_id, status, amount, note, created_at)
-SELECT seq,
-       1 + (seq * 7919) % 50000,
-       ELT(1 + seq % 5, 'new', 'paid', 'shipped', 'delivered', 'cancelled'),
-       ((seq * 104729) % 1000000) / 100,
-       CASE seq % 6
-         WHEN 0 THEN NULL
-         WHEN 1 THEN CONCAT('order ', seq)
-         WHEN 2 THEN CONCAT('Zoë''s "rush" order #', seq, ' — café crème')
-         WHEN 3 THEN CONCAT('注文 ', seq, ' 🚚 deliver to O''Brien')
-         WHEN 4 THEN CONCAT('path C:\\orders\\', seq, ', tab\there')
-         ELSE CONCAT('naïve façade ', seq, ' « quoted » ✓')
-       END,
-       TIMESTAMP'2024-01-01 00:00:00' + INTERVAL (seq * 86400123) MICROSECOND
-FROM seq_1_to_3000)sql";
 constexpr std::uint64_t sample_rows = 3000;
+
+// sample_orders of scripts/sample_table.sql, with fewer rows: its column list and options, and its INSERT
+// with {t} for the table, cut out of the script itself.
+struct SampleOrders {
+    std::string definition;
+    std::string rows;
+};
+
+SampleOrders sample_orders_sql() {
+    std::ifstream in(std::filesystem::path(ROWPUMP_SOURCE_DIR) / "scripts" / "sample_table.sql");
+    const std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string create = "CREATE TABLE sample_orders ";
+    const std::string insert = "INSERT INTO sample_orders ";
+    const std::string all_rows = "seq_1_to_300000";
+    const auto create_at = script.find(create);
+    const auto insert_at = script.find(insert);
+    const auto all_rows_at = script.find(all_rows, insert_at);
+    if (create_at == std::string::npos || insert_at == std::string::npos || all_rows_at == std::string::npos) {
+        ADD_FAILURE() << "scripts/sample_table.sql no longer holds '" << create << "', '" << insert << "' and '"
+                      << all_rows << "'";
+        return {};
+    }
+    const auto definition_at = create_at + create.size();
+    SampleOrders sql;
+    sql.definition = script.substr(definition_at, script.find(';', definition_at) - definition_at);
+    sql.rows = "INSERT INTO {t} " + script.substr(insert_at + insert.size(), all_rows_at - insert_at - insert.size()) +
+               "seq_1_to_" + std::to_string(sample_rows);
+    return sql;
+}
 
 enum class SinkKind { redis, mysql, file };
 
@@ -129,8 +138,9 @@ TEST_P(JobsExamplesTest, RunsAndWritesEveryRow) {
     const std::string path = GetParam();
     const std::string stem = stem_of(path);
     const std::string pid = std::to_string(::getpid());
-    const std::string table = tables().create("jobs", sample_orders_definition);
-    tables().execute(table, sample_orders_rows);
+    const SampleOrders sample = sample_orders_sql();
+    const std::string table = tables().create("jobs", sample.definition);
+    tables().execute(table, sample.rows);
     ASSERT_EQ(tables().count(table), sample_rows);
 
     // The example as written, on the test table; then its queue (and job id) moved to test names.

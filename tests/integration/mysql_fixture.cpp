@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <future>
 #include <sstream>
 #include <thread>
 
+#include "mysql/queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "url.hpp"
 
@@ -125,15 +127,28 @@ std::uint64_t TestTables::count(const std::string& table) {
     return result.uint64(1);
 }
 
+SourceTable queue_table_of_this_test() {
+    std::string base = std::string("q_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(base.begin(), base.end(), '/', '_');
+    // The producer's DDL minus "CREATE TABLE IF NOT EXISTS `name`": the fixture owns the name.
+    const std::string ddl = mysql::queue_table_ddl("x");
+    return {base.substr(0, 40), ddl.substr(ddl.find(" (")), ""};
+}
+
 void MySqlTest::SetUp() {
     auto options = mysql_options_from_env();
     if (!options) FAIL() << start_services_hint;
     options_ = *options;
+    mysql_url_ = mysql_url_for_command_line();
     try {
         tables_ = std::make_unique<TestTables>(options_);
     } catch (const Error& error) {
         FAIL() << "cannot connect to " << options_.redacted() << " (" << error.what()
                << "): is the local MariaDB running? Run: bash scripts/services.sh start";
+    }
+    if (const auto source = source_table()) {
+        table_ = tables_->create(source->base, source->definition);
+        if (!source->rows_sql.empty()) tables_->execute(table_, source->rows_sql);
     }
 }
 

@@ -63,17 +63,34 @@ private:
     std::vector<std::string> created_;
 };
 
+// A table a fixture's tests read, created and filled before each test.
+struct SourceTable {
+    std::string base;        // of its name: rp_test_<base>_<pid>
+    std::string definition;  // what follows the name in CREATE TABLE
+    std::string rows_sql;    // what fills it ("": nothing); {t} is the table
+};
+
+// An empty MySQL queue table of the producer's own DDL (mysql::queue_table_ddl), named after the current
+// test: rp_test_q_<test>_<pid>, at most 40 characters before the pid.
+SourceTable queue_table_of_this_test();
+
 // A test with a live server: fails (never skips) when ROWPUMP_MYSQL_URL is not set.
 class MySqlTest : public ::testing::Test {
 protected:
     void SetUp() override;
     void TearDown() override;
 
+    // The fixture's source table, which SetUp creates as table_; none by default.
+    virtual std::optional<SourceTable> source_table() const { return std::nullopt; }
+
     TestTables& tables() { return *tables_; }
     const MySqlOptions& options() const { return options_; }
 
     MySqlOptions options_;
     std::unique_ptr<TestTables> tables_;
+    // For a rowpump child process's --mysql: mysql_url_for_command_line().
+    std::string mysql_url_;
+    std::string table_;  // source_table()'s name
 };
 
 // Every row a reader delivers, in order, with the plan's columns only (binary columns as hex). Reading

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "integration/queue_contents.hpp"
 #include "mysql/connection.hpp"
-#include "mysql/queue_table.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 
@@ -35,24 +35,9 @@ using namespace std::chrono_literals;
 constexpr int many_tasks = 20'000;
 constexpr std::size_t consumers = 8;
 
-std::int64_t unix_ms_now() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 class MySqlQueueTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::string base = std::string("q_") + test->name();
-        std::replace(base.begin(), base.end(), '/', '_');
-        base = base.substr(0, 40);
-        // The producer's own DDL, minus "CREATE TABLE IF NOT EXISTS `name`": the fixture owns the name.
-        const std::string ddl = mysql::queue_table_ddl("x");
-        table_ = tables().create(base, ddl.substr(ddl.find(" (")));
-    }
+    std::optional<SourceTable> source_table() const override { return queue_table_of_this_test(); }
 
     MySqlQueueOptions queue_options(ClaimMode mode = ClaimMode::skip_locked) const {
         MySqlQueueOptions queue;
@@ -88,7 +73,6 @@ protected:
         return std::stoull(*rows.at(0).at(0));
     }
 
-    std::string table_;
 };
 
 class ClaimModeTest : public MySqlQueueTest, public ::testing::WithParamInterface<ClaimMode> {};

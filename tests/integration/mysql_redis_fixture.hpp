@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
+#include "rowpump/job.hpp"
 
 namespace rowpump::test {
 
@@ -29,6 +34,31 @@ protected:
     void TearDown() override {
         if (redis_) clear_redis();
         MySqlTest::TearDown();
+    }
+
+    // A job that reads `table` in fixed pages of `page_size` rows into the test's Redis list.
+    JobSpec redis_job(const std::string& table, std::size_t page_size = 50) const {
+        JobSpec spec;
+        spec.mysql = options();
+        spec.read.table = table;
+        spec.read.page_size = page_size;
+        spec.read.target_page_time = std::chrono::milliseconds(0);
+        spec.sink.uri = redis_url_;
+        spec.sink.queue = queue_;
+        return spec;
+    }
+
+    // A thread that sets `stop` once the test's list holds `rows` items (or after 20 s): a run stopped
+    // there is in the middle of its ranges. Join it after the run.
+    std::thread stop_at(std::uint64_t rows, std::atomic<bool>& stop) const {
+        return std::thread([this, rows, &stop] {
+            redis::Connection connection(RedisOptions::from_url(redis_url_));
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (static_cast<std::uint64_t>(connection.command({"LLEN", queue_}).integer) < rows &&
+                   std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            stop.store(true);
+        });
     }
 
     // The queue and its sub-keys (Q:delayed, Q:p:<name>), and the job's state.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -103,6 +104,11 @@ std::string multiset_difference(std::vector<std::string> actual, std::vector<std
     show("missing", missing);
     show("unexpected", unexpected);
     return out.str();
+}
+
+std::int64_t unix_ms_now() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 std::string fresh_temp_path(const std::string& name) {

@@ -43,6 +43,9 @@ std::vector<std::string> queue_payloads(mysql::Connection& connection, const std
 // values that are duplicated, missing or unexpected in `actual`.
 std::string multiset_difference(std::vector<std::string> actual, std::vector<std::string> expected);
 
+// The wall clock as Unix milliseconds, as due times and available_at are written.
+std::int64_t unix_ms_now();
+
 // A path under the test temp dir that does not exist yet; unique within this process.
 std::string fresh_temp_path(const std::string& name);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -61,39 +62,43 @@ protected:
     }
 };
 
-TEST_F(ReaderExplainTest, SingleColumnPrimaryKeyPageIsARangeOnPrimary) {
-    const auto table = fill("explain_pk", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
-                            "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000");
-    const auto explained = explain_second_page(table, {});
+// A table whose second page, by `key` (empty: the primary key), must be a range read on `index`.
+struct RangeCase {
+    const char* name;
+    const char* base;
+    const char* definition;
+    const char* insert;
+    std::vector<std::string> key;
+    const char* index;
+};
+
+void PrintTo(const RangeCase& range_case, std::ostream* out) { *out << range_case.name; }
+
+const std::vector<RangeCase> range_cases{
+    {"SingleColumnPrimaryKey", "explain_pk", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
+     "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000", {}, "PRIMARY"},
+    {"CompositePrimaryKey", "explain_composite", "(a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b))",
+     "INSERT INTO {t} SELECT seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000", {}, "PRIMARY"},
+    {"UniqueIndexKey", "explain_unique", "(id INT PRIMARY KEY, code CHAR(40) NOT NULL, v INT, UNIQUE KEY uk_code (code))",
+     "INSERT INTO {t} SELECT seq, SHA1(seq), seq FROM seq_1_to_20000", {"code"}, "uk_code"},
+    {"CompositeUniqueIndexKey", "explain_unique2",
+     "(id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(20) NOT NULL, v INT, UNIQUE KEY uk_ab (a, b))",
+     "INSERT INTO {t} SELECT seq, seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000", {"a", "b"}, "uk_ab"},
+};
+
+class KeysetRangeTest : public ReaderExplainTest, public ::testing::WithParamInterface<RangeCase> {};
+
+TEST_P(KeysetRangeTest, TheSecondPageIsARangeOnTheKeysIndex) {
+    const RangeCase& range_case = GetParam();
+    const auto table = fill(range_case.base, range_case.definition, range_case.insert);
+    const auto explained = explain_second_page(table, range_case.key);
     EXPECT_EQ(explained.type, "range");
-    EXPECT_EQ(explained.key, "PRIMARY");
+    EXPECT_EQ(explained.key, range_case.index);
 }
 
-TEST_F(ReaderExplainTest, CompositePrimaryKeyPageIsARangeOnPrimary) {
-    const auto table = fill("explain_composite", "(a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b))",
-                            "INSERT INTO {t} SELECT seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000");
-    const auto explained = explain_second_page(table, {});
-    EXPECT_EQ(explained.type, "range");
-    EXPECT_EQ(explained.key, "PRIMARY");
-}
+std::string range_case_name(const ::testing::TestParamInfo<RangeCase>& info) { return info.param.name; }
 
-TEST_F(ReaderExplainTest, UniqueIndexKeyPageIsARangeOnThatIndex) {
-    const auto table = fill("explain_unique", "(id INT PRIMARY KEY, code CHAR(40) NOT NULL, v INT, "
-                                              "UNIQUE KEY uk_code (code))",
-                            "INSERT INTO {t} SELECT seq, SHA1(seq), seq FROM seq_1_to_20000");
-    const auto explained = explain_second_page(table, {"code"});
-    EXPECT_EQ(explained.type, "range");
-    EXPECT_EQ(explained.key, "uk_code");
-}
-
-TEST_F(ReaderExplainTest, CompositeUniqueIndexKeyPageIsARangeOnThatIndex) {
-    const auto table = fill("explain_unique2", "(id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(20) NOT NULL, "
-                                               "v INT, UNIQUE KEY uk_ab (a, b))",
-                            "INSERT INTO {t} SELECT seq, seq DIV 150, CONCAT('b', seq), seq FROM seq_1_to_20000");
-    const auto explained = explain_second_page(table, {"a", "b"});
-    EXPECT_EQ(explained.type, "range");
-    EXPECT_EQ(explained.key, "uk_ab");
-}
+INSTANTIATE_TEST_SUITE_P(Keys, KeysetRangeTest, ::testing::ValuesIn(range_cases), range_case_name);
 
 // An employees-style dept_emp: the IN list of composite keys that id-in's phase 2 sends once made the
 // optimizer weigh the secondary index on dept_no, at 0.25 s a page against 0.004 s by the primary key.

@@ -75,6 +75,7 @@ protected:
     void SetUp() override {
         connect_local_redis(url_, connection_);
         if (HasFatalFailure()) return;
+        options_ = RedisOptions::from_url(url_);
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         queue_ = std::string("rp_test:") + test->test_suite_name() + "." + test->name() + ":" +
                  std::to_string(::getpid());
@@ -88,7 +89,6 @@ protected:
     const std::string& url() const { return url_; }
     const std::string& queue() const { return queue_; }
 
-private:
     // The queue and its sub-keys (Q:delayed, Q:p:<name>); not Q* (that would match another pid's keys).
     void delete_queue() {
         connection_->command({"DEL", queue_});
@@ -96,6 +96,7 @@ private:
     }
 
     std::string url_;
+    RedisOptions options_;  // of url_
     std::string queue_;
     std::optional<redis::Connection> connection_;
 };

@@ -22,14 +22,10 @@ using namespace std::chrono_literals;
 
 class RedisNamesCliTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
-        table_ = tables().create("goods", "(id INT PRIMARY KEY, amount INT NOT NULL)");
+    std::optional<SourceTable> source_table() const override {
         std::string values;
         for (int id = 1; id <= 30; ++id) values += (id > 1 ? "," : "") + ("(" + std::to_string(id) + "," + std::to_string(id * 10) + ")");
-        tables().execute(table_, "INSERT INTO {t} VALUES " + values);
+        return SourceTable{"goods", "(id INT PRIMARY KEY, amount INT NOT NULL)", "INSERT INTO {t} VALUES " + values};
     }
 
     CliRun backfill(const std::string& sink, std::vector<std::string> flags, const EnvOverride& env = {}) {
@@ -44,8 +40,6 @@ protected:
     }
 
     PrivateRedisServer redis_;
-    std::string mysql_url_;
-    std::string table_;
 };
 
 TEST_F(RedisNamesCliTest, QueueCommandsFindWhatBackfillNamed) {

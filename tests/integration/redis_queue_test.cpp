@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "integration/redis_fixture.hpp"
+#include "integration/queue_contents.hpp"
 #include "redis/delayed_member.hpp"
 #include "redis/queue_keys.hpp"
 #include "rowpump/queue.hpp"
@@ -27,32 +28,10 @@ using namespace std::chrono_literals;
 constexpr int many_tasks = 100'000;
 constexpr std::size_t consumers = 8;
 
-std::int64_t unix_ms_now() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 std::string payload(int n) { return "{\"n\":" + std::to_string(n) + "}"; }
 
-class RedisQueueTest : public ::testing::Test {
+class RedisQueueTest : public RedisTest {
 protected:
-    void SetUp() override {
-        const auto url = redis_url_from_env();
-        if (!url) FAIL() << start_redis_hint;
-        options_ = RedisOptions::from_url(*url);
-        redis_.emplace(options_);
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        queue_ = std::string("rp_test:q:") + test->name() + ":" + std::to_string(::getpid());
-        clean();
-    }
-    void TearDown() override {
-        if (redis_) clean();
-    }
-    void clean() {
-        redis_->command({"DEL", queue_});
-        delete_keys(*redis_, queue_ + ":*");
-    }
-
     RedisQueueOptions queue_options(std::vector<std::string> priority_lists = {}) const {
         RedisQueueOptions queue;
         queue.queue = queue_;
@@ -72,14 +51,11 @@ protected:
             arguments = {"RPUSH", key};
             for (; i < first + count && arguments.size() < 1002; ++i) arguments.push_back(payload(i));
             std::vector<std::string_view> argv(arguments.begin(), arguments.end());
-            redis_->command(argv);
+            connection_->command(argv);
         }
     }
-    long long length(const std::string& key) { return redis_->command({"LLEN", key}).integer; }
+    long long length(const std::string& key) { return connection_->command({"LLEN", key}).integer; }
 
-    RedisOptions options_;
-    std::optional<redis::Connection> redis_;
-    std::string queue_;
 };
 
 TEST_F(RedisQueueTest, EightConsumersProcessEveryTaskExactlyOnce) {
@@ -110,12 +86,12 @@ TEST_F(RedisQueueTest, EightConsumersProcessEveryTaskExactlyOnce) {
     std::vector<std::string> leftovers;
     std::string cursor = "0";
     do {
-        auto reply = redis_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
+        auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
         cursor = reply.elements.at(0).text;
         for (const auto& key : reply.elements.at(1).elements) leftovers.push_back(key.text);
     } while (cursor != "0");
     EXPECT_TRUE(leftovers.empty()) << "processing lists left behind, e.g. " << leftovers.front();
-    EXPECT_EQ(redis_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
+    EXPECT_EQ(connection_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
 }
 
 TEST_F(RedisQueueTest, PriorityListsAreReadInOrderThenTheReadyList) {
@@ -149,7 +125,7 @@ TEST_F(RedisQueueTest, ABlockedPopWakesWhenATaskArrivesAndTimesOutOtherwise) {
     ASSERT_EQ(tasks.size(), 1u);
     EXPECT_EQ(tasks[0].payload, payload(7));
     EXPECT_LT(waited, 1s) << "the pop did not wake when the task arrived";
-    EXPECT_EQ(list_items(*redis_, redis::processing_list(queue_, queue.consumer())), std::vector<std::string>{payload(7)});
+    EXPECT_EQ(list_items(*connection_, redis::processing_list(queue_, queue.consumer())), std::vector<std::string>{payload(7)});
     queue.ack(tasks[0]);
     EXPECT_EQ(length(redis::processing_list(queue_, queue.consumer())), 0);
 }
@@ -173,7 +149,7 @@ TEST_F(RedisQueueTest, DelayedTasksAreNeverDeliveredEarlyAndWithinASecondOfDue) 
     std::map<std::string, std::int64_t> due;
     for (int i = 0; i < 20; ++i) {
         due[payload(i)] = now + 100 + 40 * i;
-        redis_->command({"ZADD", redis::delayed_set(queue_), std::to_string(due[payload(i)]), payload(i)});
+        connection_->command({"ZADD", redis::delayed_set(queue_), std::to_string(due[payload(i)]), payload(i)});
     }
     std::atomic<bool> done{false};
     std::thread promoter([&] {
@@ -218,8 +194,8 @@ TEST_F(RedisQueueTest, APoisonTaskRetriesWithBackoffThenEndsDead) {
     }
     EXPECT_EQ(attempts_seen, (std::vector<int>{0, 1, 2}));
     EXPECT_EQ(outcomes, (std::vector<FailOutcome>{FailOutcome::retried, FailOutcome::retried, FailOutcome::dead}));
-    EXPECT_EQ(list_items(*redis_, redis::dead_list(queue_)), std::vector<std::string>{payload(0)});
-    EXPECT_EQ(redis_->command({"EXISTS", queue_ + ":attempts"}).integer, 0);
+    EXPECT_EQ(list_items(*connection_, redis::dead_list(queue_)), std::vector<std::string>{payload(0)});
+    EXPECT_EQ(connection_->command({"EXISTS", queue_ + ":attempts"}).integer, 0);
 
     const QueueStats stats = queue.stats();
     EXPECT_EQ(stats.dead, 1u);
@@ -241,7 +217,7 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
     const std::int64_t before = unix_ms_now();
     EXPECT_EQ(queue.fail(tasks[0], "later"), FailOutcome::retried);
     // The retry's member is the payload behind a writer-0 tag (redis/delayed_member.hpp).
-    const auto scored = redis_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
+    const auto scored = connection_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
     ASSERT_EQ(scored.size(), 2u);
     EXPECT_EQ(scored[0].text.substr(0, 20), "rp1:0000000000000000");
     EXPECT_EQ(redis::delayed_payload(scored[0].text), payload(0));
@@ -262,7 +238,7 @@ TEST_F(RedisQueueTest, ASilentConsumersTasksAreRecoveredAndItsAckIsRefused) {
     const ReapResult recovered = other.recover(20ms);
     EXPECT_EQ(recovered.released, 3u);
     // Back at the head of the ready list, in their order.
-    EXPECT_EQ(list_items(*redis_, queue_),
+    EXPECT_EQ(list_items(*connection_, queue_),
               (std::vector<std::string>{payload(0), payload(1), payload(2), payload(3), payload(4)}));
     EXPECT_THROW(silent.ack(held[0]), StaleClaim);
     EXPECT_EQ(silent.ack(held), (std::vector<std::size_t>{0, 1, 2}));
@@ -295,7 +271,7 @@ TEST_F(RedisQueueTest, ReleasedTasksGoBackToTheHeadInOrder) {
     const auto tasks = queue.pop(3);
     ASSERT_EQ(tasks.size(), 3u);
     queue.release({tasks[1], tasks[2]});
-    EXPECT_EQ(list_items(*redis_, queue_), (std::vector<std::string>{payload(1), payload(2), payload(3)}));
+    EXPECT_EQ(list_items(*connection_, queue_), (std::vector<std::string>{payload(1), payload(2), payload(3)}));
     const QueueStats stats = queue.stats();
     EXPECT_EQ(stats.ready, 3u);
     EXPECT_EQ(stats.in_flight, 1u);

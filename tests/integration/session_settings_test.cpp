@@ -56,23 +56,18 @@ TEST_F(TimeZoneTest, TimestampIsWrittenInUtcWithZAndDatetimeAsStored) {
 
 class SetVarsTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        table_ = tables().create("set_vars", "(id INT PRIMARY KEY)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq FROM seq_1_to_500");
-        file_ = fresh_temp_path("set_vars");
-    }
     void TearDown() override {
         std::remove(file_.c_str());
         MySqlTest::TearDown();
+    }
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"set_vars", "(id INT PRIMARY KEY)", "INSERT INTO {t} SELECT seq FROM seq_1_to_500"};
     }
 
     // The filter reads the variable in the session that runs each page (and the planner's count): only a
     // session that has it set sees any row.
     static constexpr const char* filter = "@@session.innodb_lock_wait_timeout = 7";
-    std::string table_;
-    std::string file_;
+    std::string file_ = fresh_temp_path("set_vars");
 };
 
 TEST_F(SetVarsTest, AVariableReachesEverySessionOfTheRun) {
@@ -119,13 +114,10 @@ TEST_F(SetVarsTest, BadVariablesExit2WithOneLineAndWriteNothing) {
 
 class ConsistentSnapshotTest : public MySqlTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        // Even keys 2..8000: the odd keys between them are free for rows added during the run.
-        table_ = tables().create("snapshot", "(id BIGINT PRIMARY KEY, v VARCHAR(20))");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq * 2, 'before' FROM seq_1_to_4000");
-        file_ = fresh_temp_path("snapshot");
+    // Even keys 2..8000: the odd keys between them are free for rows added during the run.
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"snapshot", "(id BIGINT PRIMARY KEY, v VARCHAR(20))",
+                           "INSERT INTO {t} SELECT seq * 2, 'before' FROM seq_1_to_4000"};
     }
     void TearDown() override {
         std::remove(file_.c_str());
@@ -163,8 +155,7 @@ protected:
         return out;
     }
 
-    std::string table_;
-    std::string file_;
+    std::string file_ = fresh_temp_path("snapshot");
 };
 
 TEST_F(ConsistentSnapshotTest, RowsAddedOrChangedAfterTheStartAreSeenByNoWorker) {

@@ -136,7 +136,6 @@ protected:
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
         output_ = temp_file("throttle_out");
         pause_file_ = ::testing::TempDir() + "rp_test_pause_" + std::to_string(::getpid());
     }
@@ -195,12 +194,16 @@ protected:
         return busy;
     }
 
-    std::string mysql_url_;
     std::string output_;
     std::string pause_file_;
     std::string queue_;   // a MySQL queue table a test wrote, dropped after it
     std::string job_id_;  // its job's rows in rowpump_jobs and rowpump_job_ranges, deleted after it
 };
+
+// The replica's URL for the command line: no password, the replica's account is the source's.
+std::string command_line_url(const MySqlOptions& replica) {
+    return "mysql://" + replica.user + "@" + replica.host + ":" + std::to_string(replica.port) + "/" + replica.database;
+}
 
 // The replica's SQL thread, stopped for one test and started again whatever happens.
 class StoppedSqlThread {
@@ -224,9 +227,7 @@ TEST_F(ThrottleTest, StoppedReplicaSqlThreadHoldsTheCopyUntilItRunsAgain) {
     const char* replica_env = std::getenv("ROWPUMP_REPLICA_URL");
     if (!replica_env || !*replica_env) FAIL() << replica_hint;
     const MySqlOptions replica = MySqlOptions::from_url(replica_env);
-    // The URL on the command line has no password: the replica's account is the source's.
-    const std::string replica_url = "mysql://" + replica.user + "@" + replica.host + ":" +
-                                    std::to_string(replica.port) + "/" + replica.database;
+    const std::string replica_url = command_line_url(replica);
     constexpr int rows = 20000;
     constexpr int page = 500;
     constexpr int workers = 2;
@@ -261,8 +262,7 @@ TEST_F(ThrottleTest, LagQueryOverMaxLagHoldsTheCopyUntilPostMaxLagRaisesIt) {
     const char* replica_env = std::getenv("ROWPUMP_REPLICA_URL");
     if (!replica_env || !*replica_env) FAIL() << replica_hint;
     const MySqlOptions replica = MySqlOptions::from_url(replica_env);
-    const std::string replica_url = "mysql://" + replica.user + "@" + replica.host + ":" +
-                                    std::to_string(replica.port) + "/" + replica.database;
+    const std::string replica_url = command_line_url(replica);
     constexpr int rows = 5000;
     const auto table = numbered_table(rows);
     CliProcess run(file_backfill(table, 500, {"--replica", replica_url, "--max-lag", "1", "--lag-query", "SELECT 5"}));

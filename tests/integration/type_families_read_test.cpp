@@ -207,7 +207,6 @@ protected:
         return names;
     }
 
-    std::string table_;
 };
 
 // PageReader's cells, byte for byte and NULL for NULL, equal the server's text of each value.

@@ -98,7 +98,6 @@ protected:
     void SetUp() override {
         MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        mysql_url_ = mysql_url_for_command_line();
         record_key_ = queue_ + ":ran";
     }
 
@@ -215,9 +214,7 @@ protected:
         for (const auto& row : expected_) EXPECT_EQ(seen[row.id], 1) << "row " << row.id << " ran that many times";
     }
 
-    std::string mysql_url_;
     std::string record_key_;
-    std::string table_;
     std::vector<ExpectedRow> expected_;
     std::map<int, redis::Connection> databases_;
 };

@@ -12,18 +12,14 @@
 #include "encode/json_number.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
 using namespace std::string_literals;
 
-Column column(std::string name, ColumnKind kind) {
-    Column c;
-    c.name = std::move(name);
-    c.kind = kind;
-    return c;
-}
+using test::column;
 
 // One row holding `values` (nullopt for NULL).
 Page one_row(const std::vector<std::optional<std::string>>& values) {

@@ -13,6 +13,7 @@
 #include "job/suggest.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "unit_helpers.hpp"
 
 namespace rowpump {
 namespace {
@@ -22,22 +23,9 @@ const std::filesystem::path testdata = std::filesystem::path(__FILE__).parent_pa
 std::string sample(const std::string& name) { return (testdata / name).string(); }
 
 // A job file written for one test and removed after it.
-class TempJob {
+class TempJob : public test::TempFile {
 public:
-    explicit TempJob(const std::string& text) {
-        static int counter = 0;
-        path_ = (std::filesystem::temp_directory_path() /
-                 ("rp_job_yaml_test_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".yaml"))
-                    .string();
-        std::ofstream(path_) << text;
-    }
-    ~TempJob() { std::filesystem::remove(path_); }
-    TempJob(const TempJob&) = delete;
-    TempJob& operator=(const TempJob&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
+    explicit TempJob(const std::string& text) : TempFile(text, ".yaml") {}
 };
 
 // The ConfigError load_job throws; fails the test when it throws nothing or something else.

@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "test_columns.hpp"
+
 namespace rowpump {
 namespace {
 
-Column column(const std::string& name, ColumnKind kind, bool nullable = false) {
-    return Column{name, "", kind, nullable, 0, 0};
-}
+using test::column;
 
 ReadPlan plan_for(std::vector<Column> columns, std::vector<std::string> key, std::string where = "") {
     ReadPlan plan;

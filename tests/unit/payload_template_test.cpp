@@ -9,16 +9,12 @@
 #include "encode/payload_template.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
-Column column(std::string name, ColumnKind kind) {
-    Column c;
-    c.name = std::move(name);
-    c.kind = kind;
-    return c;
-}
+using test::column;
 
 const std::vector<Column> columns{column("id", ColumnKind::unsigned_integer), column("name", ColumnKind::text),
                                   column("price", ColumnKind::decimal), column("row", ColumnKind::text)};

@@ -13,6 +13,7 @@
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
 #include "url.hpp"
+#include "unit_helpers.hpp"
 
 namespace rowpump {
 namespace {
@@ -157,20 +158,9 @@ TEST_F(UrlTest, PasswordFileThatCannotBeReadIsAUsageError) {
 }
 
 // A password file written for one test and removed after it.
-class PasswordFile {
+class PasswordFile : public test::TempFile {
 public:
-    explicit PasswordFile(const std::string& content) {
-        const std::string name = "rp_url_test_password_" + std::to_string(::getpid());
-        path_ = (std::filesystem::temp_directory_path() / name).string();
-        std::ofstream(path_, std::ios::binary) << content;
-    }
-    ~PasswordFile() { std::filesystem::remove(path_); }
-    PasswordFile(const PasswordFile&) = delete;
-    PasswordFile& operator=(const PasswordFile&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
+    explicit PasswordFile(const std::string& content) : TempFile(content) {}
 };
 
 std::string password_from_file(const std::string& content) {

@@ -53,23 +53,50 @@ TEST(WhereClause, EscapedQuotesStayInsideTheString) {
     expect_accepted("name = 'back\\\\'");  // one escaped backslash, or two plain ones: closed either way
 }
 
-TEST(WhereClause, RejectsAClosingParenWithNoOpener) {
-    expect_problem("id<3) OR (1=1", Kind::unopened_paren, 5);
-    expect_problem("1=1) -- ", Kind::unopened_paren, 4);
-    expect_problem("(a = 1)) OR (b = 2", Kind::unopened_paren, 8);
-}
+// Each condition rowpump refuses, what is wrong with it and the character (1-based) where it is.
+struct Refused {
+    const char* where;
+    Kind kind;
+    std::size_t character;
+};
 
-TEST(WhereClause, RejectsUnclosedParens) {
-    expect_problem("(a = 1", Kind::unclosed_paren, 1);
-    expect_problem("a IN (1, (2", Kind::unclosed_paren, 10);
-    expect_problem("a = ')' OR (b = 1", Kind::unclosed_paren, 12);
-}
+const Refused refused[] = {
+    // a closing parenthesis with no opener
+    {"id<3) OR (1=1", Kind::unopened_paren, 5},
+    {"1=1) -- ", Kind::unopened_paren, 4},
+    {"(a = 1)) OR (b = 2", Kind::unopened_paren, 8},
+    // unclosed parentheses
+    {"(a = 1", Kind::unclosed_paren, 1},
+    {"a IN (1, (2", Kind::unclosed_paren, 10},
+    {"a = ')' OR (b = 1", Kind::unclosed_paren, 12},
+    // unterminated quotes and identifiers
+    {"a = 'open", Kind::unterminated_quote, 5},
+    {"a = \"open", Kind::unterminated_quote, 5},
+    {"`open = 1", Kind::unterminated_quote, 1},
+    {"a = 'ends in a backslash\\'", Kind::unterminated_quote, 5},
+    // comments that swallow the rest
+    {"a = 1 -- the end", Kind::comment_to_end, 7},
+    {"a = 1 --", Kind::comment_to_end, 7},
+    {"a = 1 # the end", Kind::comment_to_end, 7},
+    {"a = 1 -- fine\n OR b = 2 # not fine", Kind::comment_to_end, 25},
+    // bad block comments
+    {"a = 1 /* open", Kind::unterminated_comment, 7},
+    {"a = 1 /* outer /* inner */ still */", Kind::nested_comment, 16},
+    {"a = 1 /*! OR 1=1 */", Kind::executable_comment, 7},
+    {"a = 1 /*M!100000 OR 1=1 */", Kind::executable_comment, 7},
+    // second statements and placeholders
+    {"a = 1; DROP TABLE t", Kind::semicolon, 6},
+    {"id > ?", Kind::placeholder, 6},
+    // an empty condition
+    {"   ", Kind::empty, 1},
+    {"/* nothing */", Kind::empty, 1},
+    {"-- nothing\n", Kind::empty, 1},
+    // positions count characters, not bytes
+    {"name = 'é') OR (1=1", Kind::unopened_paren, 11},
+};
 
-TEST(WhereClause, RejectsUnterminatedQuotesAndIdentifiers) {
-    expect_problem("a = 'open", Kind::unterminated_quote, 5);
-    expect_problem("a = \"open", Kind::unterminated_quote, 5);
-    expect_problem("`open = 1", Kind::unterminated_quote, 1);
-    expect_problem("a = 'ends in a backslash\\'", Kind::unterminated_quote, 5);
+TEST(WhereClause, RejectsEachProblemAtItsCharacter) {
+    for (const Refused& condition : refused) expect_problem(condition.where, condition.kind, condition.character);
 }
 
 TEST(WhereClause, RejectsAQuoteThatOnlyBackslashEscapesKeepClosed) {
@@ -82,35 +109,7 @@ TEST(WhereClause, RejectsAQuoteThatOnlyBackslashEscapesKeepClosed) {
     expect_problem("name = 'it\\'s'", Kind::unterminated_quote, 14);
 }
 
-TEST(WhereClause, RejectsCommentsThatSwallowTheRest) {
-    expect_problem("a = 1 -- the end", Kind::comment_to_end, 7);
-    expect_problem("a = 1 --", Kind::comment_to_end, 7);
-    expect_problem("a = 1 # the end", Kind::comment_to_end, 7);
-    expect_problem("a = 1 -- fine\n OR b = 2 # not fine", Kind::comment_to_end, 25);
-}
-
-TEST(WhereClause, RejectsBadBlockComments) {
-    expect_problem("a = 1 /* open", Kind::unterminated_comment, 7);
-    expect_problem("a = 1 /* outer /* inner */ still */", Kind::nested_comment, 16);
-    expect_problem("a = 1 /*! OR 1=1 */", Kind::executable_comment, 7);
-    expect_problem("a = 1 /*M!100000 OR 1=1 */", Kind::executable_comment, 7);
-}
-
-TEST(WhereClause, RejectsSecondStatementsAndPlaceholders) {
-    expect_problem("a = 1; DROP TABLE t", Kind::semicolon, 6);
-    expect_problem("id > ?", Kind::placeholder, 6);
-}
-
-TEST(WhereClause, RejectsAnEmptyCondition) {
-    EXPECT_FALSE(find_where_problem(""));  // no filter at all
-    expect_problem("   ", Kind::empty, 1);
-    expect_problem("/* nothing */", Kind::empty, 1);
-    expect_problem("-- nothing\n", Kind::empty, 1);
-}
-
-TEST(WhereClause, PositionsCountCharactersNotBytes) {
-    expect_problem("name = 'é') OR (1=1", Kind::unopened_paren, 11);
-}
+TEST(WhereClause, NoConditionIsNoFilter) { EXPECT_FALSE(find_where_problem("")); }
 
 TEST(WhereClause, TheErrorIsOneLineNamingTheFlagAndWhatToDo) {
     try {

@@ -14,19 +14,16 @@
 
 #include "encode/unique_ids.hpp"
 #include "redis/push_plan.hpp"
+#include "planned_commands.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
-Column column(std::string name, ColumnKind kind) {
-    Column c;
-    c.name = std::move(name);
-    c.kind = kind;
-    return c;
-}
+using test::column;
 
 const std::vector<Column> columns = {column("id", ColumnKind::signed_integer), column("name", ColumnKind::text),
                                      column("price", ColumnKind::decimal), column("data", ColumnKind::binary)};
@@ -268,16 +265,7 @@ TEST(WorkerFormatTest, BadTaskSpecsAreRefused) {
     EXPECT_THROW(make_encoder(Format::sidekiq, columns, none), UsageError);
 }
 
-std::vector<std::vector<std::string>> planned(const SinkSpec& spec, const std::vector<Message>& batch) {
-    redis::PushPlan plan(spec);
-    plan.plan(batch, {7, 0});
-    std::vector<std::vector<std::string>> commands;
-    for (std::size_t c = 0; c < plan.commands(); ++c) {
-        const auto command = plan.command(c);
-        commands.emplace_back(command.begin(), command.end());
-    }
-    return commands;
-}
+using test::planned;
 
 TEST(WorkerFormatTest, SidekiqPlanUsesSidekiqsKeysAndScores) {
     SinkSpec spec;
