@@ -42,7 +42,8 @@ public:
 
 protected:
     void sink_it_(const spdlog::details::log_msg& message) override {
-        if (handler_) handler_(from_spdlog(message.level), std::string_view(message.payload.data(), message.payload.size()));
+        if (handler_)
+            handler_(from_spdlog(message.level), std::string_view(message.payload.data(), message.payload.size()));
     }
     void flush_() override {}
 

@@ -68,7 +68,8 @@ std::vector<ExplainedQuery> first_pages(mysql::Connection& connection, const Rea
     // Phase 2's plan depends on the keys it is given: the page's real ones, as the reader would send.
     const std::vector<KeyValue> keys = first_page_keys(connection, sql, first);
     if (!keys.empty())
-        out.push_back(explained(connection, "first page, phase 2 (the rows of its " + std::to_string(keys.size()) + " keys)",
+        out.push_back(explained(connection,
+                                "first page, phase 2 (the rows of its " + std::to_string(keys.size()) + " keys)",
                                 sql.rows_with_keys(Pass::main, keys)));
     return out;
 }

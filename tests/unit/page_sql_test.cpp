@@ -129,19 +129,24 @@ TEST(PageSql, EveryQueryThatPagesByTheKeyNamesItsIndex) {
 namespace rowpump {
 namespace {
 
+ReadPlan nullable_key_plan() {
+    return plan_for({column("id", ColumnKind::signed_integer), column("k", ColumnKind::signed_integer, true)}, {"k"});
+}
+
 // page() is the one query the reader runs and explain shows for each strategy; the NULL-key pass is keyset.
 TEST(PageSql, PageRunsThePlansStrategyAndTheNullPassIsKeyset) {
-    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("k", ColumnKind::signed_integer, true)}, {"k"});
+    auto plan = nullable_key_plan();
     plan.null_key_rows = 1;
     const PageBounds bounds{KeyValue{std::int64_t{3}}, true, KeyValue{std::int64_t{9}}};
     for (const auto strategy :
          {PagingStrategy::keyset, PagingStrategy::deferred_join, PagingStrategy::id_in, PagingStrategy::offset}) {
         plan.spec.strategy = strategy;
         const PageSql sql(plan);
-        const SqlFragment expected = strategy == PagingStrategy::deferred_join ? sql.deferred_join(Pass::main, bounds, 7)
-                                     : strategy == PagingStrategy::id_in       ? sql.keys_only(Pass::main, bounds, 7)
-                                     : strategy == PagingStrategy::offset      ? sql.offset(Pass::main, bounds, 7, 40)
-                                                                               : sql.keyset(Pass::main, bounds, 7);
+        const SqlFragment expected =
+            strategy == PagingStrategy::deferred_join ? sql.deferred_join(Pass::main, bounds, 7)
+            : strategy == PagingStrategy::id_in       ? sql.keys_only(Pass::main, bounds, 7)
+            : strategy == PagingStrategy::offset      ? sql.offset(Pass::main, bounds, 7, 40)
+                                                      : sql.keyset(Pass::main, bounds, 7);
         EXPECT_EQ(sql.page(Pass::main, bounds, 7, 40).sql, expected.sql) << to_string(strategy);
         EXPECT_EQ(sql.page(Pass::null_keys, bounds, 7, 40).sql, sql.keyset(Pass::null_keys, bounds, 7).sql)
             << to_string(strategy);
@@ -151,7 +156,7 @@ TEST(PageSql, PageRunsThePlansStrategyAndTheNullPassIsKeyset) {
 // A range's first pages: the NULL-key pass only in the range that starts at the table's start, and from no key;
 // the main pass from the range's own start, inclusive.
 TEST(PageSql, FirstPageBoundsAndWhichRangeReadsTheNullKeys) {
-    auto plan = plan_for({column("id", ColumnKind::signed_integer), column("k", ColumnKind::signed_integer, true)}, {"k"});
+    auto plan = nullable_key_plan();
     const KeyRange first{std::nullopt, KeyValue{std::int64_t{9}}};
     const KeyRange second{KeyValue{std::int64_t{9}}, std::nullopt};
     EXPECT_FALSE(has_null_key_pass(plan, first)) << "no NULL-key rows, no pass";
