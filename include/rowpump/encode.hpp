@@ -9,7 +9,7 @@
 #include "rowpump/sink.hpp"
 #include "rowpump/table.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 // json and csv are rowpump's own payloads, template a payload of the user's; sidekiq and celery are jobs
 // that those frameworks' workers run unchanged (docs/worker-formats.md, docs/payloads-and-names.md).
@@ -94,8 +94,5 @@ public:
 std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task = {},
                                          const PayloadOptions& payload = {});
 std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const PayloadOptions& payload);
-
-// Standard base64 with padding (RFC 4648). Exposed for tests.
-std::string base64_encode(std::string_view bytes);
 
 }  // namespace rowpump

@@ -10,7 +10,7 @@
 #include "rowpump/encode.hpp"
 #include "rowpump/sink.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 class TaskEnvelope;
 

@@ -5,7 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace rowpump {
+#include "rowpump/export.hpp"
+
+namespace ROWPUMP_EXPORT rowpump {
 
 enum class ExitCode : int {
     done = 0,

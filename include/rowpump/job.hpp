@@ -17,7 +17,7 @@
 #include "rowpump/sink.hpp"
 #include "rowpump/throttle.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 // Which list (or MySQL priority) a row goes to: by ranges of a numeric column's value.
 struct PriorityLevel {

@@ -7,7 +7,9 @@
 #include <variant>
 #include <vector>
 
-namespace rowpump {
+#include "rowpump/export.hpp"
+
+namespace ROWPUMP_EXPORT rowpump {
 
 // Integers travel as integers (signed or unsigned); everything else as the text the server gave us
 // (strings and bytes verbatim, DECIMAL exact, dates as 'YYYY-MM-DD hh:mm:ss.ffffff').

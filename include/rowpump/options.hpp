@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
-namespace rowpump {
+#include "rowpump/export.hpp"
+
+namespace ROWPUMP_EXPORT rowpump {
 
 // TLS to MySQL, as the URL's ssl-mode names it (the modes of MySQL's own clients). docs/tls-and-session.md.
 enum class SslMode {

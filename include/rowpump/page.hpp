@@ -9,7 +9,7 @@
 
 #include "rowpump/key.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 class Page {
 public:

@@ -11,7 +11,7 @@
 #include "rowpump/options.hpp"
 #include "rowpump/reader.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 enum class PartitionStrategy {
     minmax,    // arithmetic split of an integer key between the index ends
@@ -54,14 +54,5 @@ std::string describe_planning(const PartitionPlan& plan);
 // For --follow: one range over the rows added above `bound` (a frozen upper bound) since it was taken,
 // itself frozen at the key's maximum now; nullopt when there are none.
 std::optional<PartitionPlan> plan_rows_above(const MySqlOptions& mysql, const ReadPlan& plan, const KeyValue& bound);
-
-// The arithmetic split points of [min, max] into `count` parts: strictly increasing, each in (min, max],
-// at most count - 1 of them; overflow-safe over the whole 64-bit range. Exposed for tests.
-// Throws UsageError for count 0 or min > max.
-std::vector<std::int64_t> split_points(std::int64_t min, std::int64_t max, std::size_t count);
-std::vector<std::uint64_t> split_points(std::uint64_t min, std::uint64_t max, std::size_t count);
-
-// Ranges from increasing split points: k points give k + 1 ranges, (-inf, p1), [p1, p2), ..., [pk, +inf).
-std::vector<KeyRange> ranges_between(const std::vector<KeyValue>& points);
 
 }  // namespace rowpump

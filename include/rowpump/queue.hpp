@@ -19,7 +19,7 @@
 #include "rowpump/options.hpp"
 #include "rowpump/sink.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 // One task a consumer holds.
 struct Task {

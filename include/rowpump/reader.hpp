@@ -13,7 +13,7 @@
 #include "rowpump/page.hpp"
 #include "rowpump/table.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 enum class PagingStrategy {
     keyset,         // WHERE key > last ORDER BY key LIMIT n
@@ -113,7 +113,7 @@ public:
     // The range this reader walks. The upper bound may be lowered while reading (work stealing).
     const KeyRange& range() const;
     void set_upper_bound(std::optional<KeyValue> hi);
-    // The SQL the next page will run (for `explain` and tests).
+    // The SQL the next page will run (the CLI's --dry-run shows it).
     std::string next_page_sql() const;
     // The page size in use now (adapts when a target page time is set).
     std::size_t page_size() const;

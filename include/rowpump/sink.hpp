@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace rowpump {
+#include "rowpump/export.hpp"
+
+namespace ROWPUMP_EXPORT rowpump {
 
 // One task on its way to a queue.
 struct Message {

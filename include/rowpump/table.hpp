@@ -6,7 +6,7 @@
 
 #include "rowpump/options.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 // How a column's value is read and encoded.
 enum class ColumnKind {
@@ -72,8 +72,5 @@ PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::strin
 // Reads the table's description from information_schema. `table` is "name" (in the connection's
 // database) or "schema.name". Throws UsageError when the table does not exist.
 TableInfo describe_table(const MySqlOptions& mysql, const std::string& table);
-
-// Maps information_schema's DATA_TYPE/COLUMN_TYPE to a kind. Exposed for tests.
-ColumnKind column_kind(const std::string& data_type, const std::string& column_type);
 
 }  // namespace rowpump

@@ -7,7 +7,7 @@
 
 #include "rowpump/options.hpp"
 
-namespace rowpump {
+namespace ROWPUMP_EXPORT rowpump {
 
 // A global status variable and its limit: "Threads_running=25".
 struct LoadLimit {

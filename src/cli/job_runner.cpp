@@ -1,29 +1,25 @@
 #include "cli/job_runner.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "cli/progress_bar.hpp"
 #include "cli/stop_signal.hpp"
 #include "cli/summary_output.hpp"
 #include "log.hpp"
 #include "route/router.hpp"
+#include "run/job_plan.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::cli {
 
 int print_plan(const JobSpec& spec) {
     // The plan of the statements the run will send: routing inputs are part of the select list.
-    ReadSpec read = spec.read;
-    Router::request_inputs(spec.route, read);
-    auto plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, read));
+    auto plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
     [[maybe_unused]] const Router router(spec.route, *plan);  // checks the routing inputs as a run would
-    const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
-    const auto partitions =
-        plan_partitions(spec.mysql, *plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
+    const std::size_t workers = worker_count(spec);
+    const auto partitions = plan_job_partitions(spec, *plan, workers);
     std::printf("table %s, key (", plan->table.quoted_name().c_str());
     for (std::size_t i = 0; i < plan->key.columns.size(); ++i)
         std::printf("%s%s", i ? ", " : "", plan->key.columns[i].c_str());

@@ -1,6 +1,7 @@
 // The rowpump command: main only wires subcommands and turns errors into one line and an exit code.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstring>
 
 #if defined(__GLIBC__)
@@ -52,10 +53,20 @@ void recommend_password_variables() {
                         "in a file named by ROWPUMP_MYSQL_PASSWORD_FILE / ROWPUMP_REDIS_PASSWORD_FILE");
 }
 
+// The library only hands its messages over; the command prints them, one write per line.
+void log_to_stderr() {
+    rowpump::set_log_handler([](rowpump::LogLevel level, std::string_view message) {
+        std::string line = "rowpump: ";
+        line.append(rowpump::to_string(level)).append(": ").append(message).push_back('\n');
+        std::fwrite(line.data(), 1, line.size(), stderr);
+    });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     keep_freed_page_memory();
+    log_to_stderr();
     CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
     app.require_subcommand(1);
     // One line, like every other error, naming the (sub)command whose --help explains the flags. Set before
@@ -95,7 +106,8 @@ int main(int argc, char** argv) {
     CLI::App* queue_command = rowpump::cli::setup_queue(app, queue);
 
     app.parse_complete_callback([&] {
-        rowpump::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
+        using rowpump::LogLevel;
+        rowpump::set_log_level(verbose ? LogLevel::debug : quiet ? LogLevel::error : LogLevel::info);
     });
     try {
         app.parse(argc, argv);

@@ -6,5 +6,6 @@
 namespace rowpump {
 
 void base64_append(std::string_view bytes, std::string& out);
+std::string base64_encode(std::string_view bytes);
 
 }  // namespace rowpump

@@ -1,14 +1,10 @@
 #include "job/explain_job.hpp"
 
-
-#include <algorithm>
-#include <thread>
-
 #include "mysql/connection.hpp"
 #include "paging/key_predicate.hpp"
 #include "paging/page_size.hpp"
 #include "paging/page_sql.hpp"
-#include "route/router.hpp"
+#include "run/job_plan.hpp"
 
 namespace rowpump::job {
 
@@ -60,46 +56,29 @@ std::vector<ExplainedQuery> first_pages(mysql::Connection& connection, const Rea
                                         const KeyRange& range) {
     const std::size_t limit = PageSizer(plan.spec).size();
     std::vector<ExplainedQuery> out;
-    if (plan.null_key_rows > 0 && !range.lo) {
-        const PageBounds null_bounds{std::nullopt, false, range.hi};
+    if (has_null_key_pass(plan, range))
         out.push_back(explained(connection, "first page of the NULL-key pass (by primary key)",
-                                sql.keyset(Pass::null_keys, null_bounds, limit)));
+                                sql.page(Pass::null_keys, first_page_bounds(Pass::null_keys, range), limit, 0)));
+    const SqlFragment first = sql.page(Pass::main, first_page_bounds(Pass::main, range), limit, 0);
+    if (plan.spec.strategy != PagingStrategy::id_in) {
+        out.push_back(explained(connection, "first page", first));
+        return out;
     }
-    const PageBounds bounds{range.lo, true, range.hi};
-    switch (plan.spec.strategy) {
-        case PagingStrategy::keyset:
-            out.push_back(explained(connection, "first page", sql.keyset(Pass::main, bounds, limit)));
-            break;
-        case PagingStrategy::deferred_join:
-            out.push_back(explained(connection, "first page", sql.deferred_join(Pass::main, bounds, limit)));
-            break;
-        case PagingStrategy::id_in: {
-            const SqlFragment keys_query = sql.keys_only(Pass::main, bounds, limit);
-            out.push_back(explained(connection, "first page, phase 1 (its keys)", keys_query));
-            // Phase 2's plan depends on the keys it is given: the page's real ones, as the reader would send.
-            const std::vector<KeyValue> keys = first_page_keys(connection, sql, keys_query);
-            if (!keys.empty())
-                out.push_back(explained(connection,
-                                        "first page, phase 2 (the rows of its " + std::to_string(keys.size()) + " keys)",
-                                        sql.rows_with_keys(Pass::main, keys)));
-            break;
-        }
-        case PagingStrategy::offset:
-            out.push_back(explained(connection, "first page", sql.offset(Pass::main, bounds, limit, 0)));
-            break;
-    }
+    out.push_back(explained(connection, "first page, phase 1 (its keys)", first));
+    // Phase 2's plan depends on the keys it is given: the page's real ones, as the reader would send.
+    const std::vector<KeyValue> keys = first_page_keys(connection, sql, first);
+    if (!keys.empty())
+        out.push_back(explained(connection,
+                                "first page, phase 2 (the rows of its " + std::to_string(keys.size()) + " keys)",
+                                sql.rows_with_keys(Pass::main, keys)));
     return out;
 }
 
 }  // namespace
 
 JobExplanation explain_job(const JobSpec& spec) {
-    ReadSpec read = spec.read;
-    Router::request_inputs(spec.route, read);
-    const ReadPlan plan = plan_read(spec.mysql, read);
-    const std::size_t workers = spec.workers ? spec.workers : std::max(1u, std::thread::hardware_concurrency());
-    const PartitionPlan partitions =
-        plan_partitions(spec.mysql, plan, spec.partitions ? spec.partitions : workers, spec.partition_strategy);
+    const ReadPlan plan = plan_job_read(spec);
+    const PartitionPlan partitions = plan_job_partitions(spec, plan, worker_count(spec));
 
     JobExplanation out;
     out.table = plan.table.quoted_name();

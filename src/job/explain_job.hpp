@@ -38,7 +38,7 @@ struct JobExplanation {
     std::vector<ExplainedRange> ranges;
 };
 
-// Plans the job as run_job does (introspection and partitioning; no row read or written) and EXPLAINs
+// Plans the job with the run's own functions (run/job_plan.hpp, PageSql::page; no row read or written) and EXPLAINs
 // the first page of every range on one connection. Throws UsageError for a bad spec.
 JobExplanation explain_job(const JobSpec& spec);
 

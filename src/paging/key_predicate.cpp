@@ -101,4 +101,19 @@ KeyPart key_part_from_text(const Column& column, std::string_view text) {
     return std::string(text);
 }
 
+std::string key_has_null(const std::vector<Column>& key_columns) {
+    std::string condition;
+    for (const auto& column : key_columns)
+        if (column.nullable)
+            condition += (condition.empty() ? "" : " OR ") + mysql::quote_identifier(column.name) + " IS NULL";
+    return condition.empty() ? condition : "(" + condition + ")";
+}
+
+SqlFragment key_has_no_null(const std::vector<Column>& key_columns) {
+    SqlFragment out;
+    for (const auto& column : key_columns)
+        if (column.nullable) out.and_also({mysql::quote_identifier(column.name) + " IS NOT NULL", {}});
+    return out;
+}
+
 }  // namespace rowpump

@@ -36,6 +36,12 @@ SqlFragment key_after(const KeyExpression& key, const KeyValue& value, bool incl
 SqlFragment key_before(const KeyExpression& key, const KeyValue& value);
 // key <= value.  (a, b) <= (x, y) becomes  a <= ? AND (a < ? OR (a = ? AND b <= ?)).
 SqlFragment key_at_most(const KeyExpression& key, const KeyValue& value);
+// The key has a NULL: (a IS NULL OR b IS NULL) over its nullable columns; "" when none is nullable.
+std::string key_has_null(const std::vector<Column>& key_columns);
+// The key has no NULL: a IS NOT NULL AND b IS NOT NULL over its nullable columns, each itself a range the
+// key's index serves (NOT (a IS NULL OR ...) is not); empty when none is nullable.
+SqlFragment key_has_no_null(const std::vector<Column>& key_columns);
+
 // "a, b" (for ORDER BY and SELECT lists).
 std::string column_list(const KeyExpression& key);
 

@@ -66,37 +66,23 @@ struct PageReader::Impl {
           range(std::move(key_range)),
           position(resume_after),
           offset_after(std::move(resume_after)),
-          pass(plan->null_key_rows > 0 && !range.lo && !position ? Pass::null_keys : Pass::main),
+          pass(has_null_key_pass(*plan, range) && !position ? Pass::null_keys : Pass::main),
           sizer(plan->spec) {}
 
     PageBounds bounds() const {
-        PageBounds out;
-        if (pass == Pass::null_keys) {
-            out.after = null_position;
-        } else if (plan->spec.strategy == PagingStrategy::offset && offset_after) {
-            out.after = offset_after;
-        } else if (position && plan->spec.strategy != PagingStrategy::offset) {
-            out.after = position;
-        } else {
-            out.after = range.lo;
-            out.after_inclusive = true;
+        PageBounds out = first_page_bounds(pass, range);
+        // Later pages start after the last key read; OFFSET pages count from where the reader began.
+        const auto& after = pass == Pass::null_keys                          ? null_position
+                            : plan->spec.strategy == PagingStrategy::offset ? offset_after
+                                                                            : position;
+        if (after) {
+            out.after = after;
+            out.after_inclusive = false;
         }
-        out.before = range.hi;
         return out;
     }
 
-    SqlFragment page_query(std::size_t limit) const {
-        // The null pass is always keyset on the primary key: it is usually small, and no other
-        // strategy adds anything there.
-        if (pass == Pass::null_keys) return sql.keyset(pass, bounds(), limit);
-        switch (plan->spec.strategy) {
-            case PagingStrategy::deferred_join: return sql.deferred_join(pass, bounds(), limit);
-            case PagingStrategy::id_in: return sql.keys_only(pass, bounds(), limit);
-            case PagingStrategy::offset: return sql.offset(pass, bounds(), limit, rows_skipped);
-            case PagingStrategy::keyset: break;
-        }
-        return sql.keyset(pass, bounds(), limit);
-    }
+    SqlFragment page_query(std::size_t limit) const { return sql.page(pass, bounds(), limit, rows_skipped); }
 
     Page fetch_rows(const SqlFragment& query) {
         const std::size_t width = sql.select_columns().size();

@@ -39,8 +39,16 @@ SqlFragment limited(std::string sql, const SqlFragment& where, std::size_t limit
 
 }  // namespace
 
+bool has_null_key_pass(const ReadPlan& plan, const KeyRange& range) { return plan.null_key_rows > 0 && !range.lo; }
+
+PageBounds first_page_bounds(Pass pass, const KeyRange& range) {
+    if (pass == Pass::null_keys) return {std::nullopt, false, range.hi};
+    return {range.lo, true, range.hi};
+}
+
 PageSql::PageSql(const ReadPlan& plan)
-    : table_(plan.table.quoted_name()),
+    : strategy_(plan.spec.strategy),
+      table_(plan.table.quoted_name()),
       paged_table_(plan.key.index.empty() ? table_
                                           : table_ + " FORCE INDEX (" + mysql::quote_identifier(plan.key.index) + ")"),
       where_(plan.spec.where),
@@ -59,11 +67,7 @@ PageSql::PageSql(const ReadPlan& plan)
         return key;
     };
     main_key_ = make_key(plan.key_columns());
-    for (const auto& column : main_key_.columns)
-        if (column.nullable)
-            null_key_condition_ += (null_key_condition_.empty() ? "" : " OR ") + mysql::quote_identifier(column.name) +
-                                   " IS NULL";
-    if (!null_key_condition_.empty()) null_key_condition_ = "(" + null_key_condition_ + ")";
+    null_key_condition_ = key_has_null(main_key_.columns);
     if (plan.null_key_rows > 0) {
         std::vector<Column> primary;
         for (const auto& name : plan.table.primary_key) primary.push_back(plan.table.column(name));
@@ -99,6 +103,17 @@ std::string PageSql::select_list(const std::string& qualifier) const {
                                    : computed_expression(expression, select_columns_[i], qualifier));
     }
     return out;
+}
+
+SqlFragment PageSql::page(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const {
+    if (pass == Pass::null_keys) return keyset(pass, bounds, limit);
+    switch (strategy_) {
+        case PagingStrategy::deferred_join: return deferred_join(pass, bounds, limit);
+        case PagingStrategy::id_in: return keys_only(pass, bounds, limit);
+        case PagingStrategy::offset: return offset(pass, bounds, limit, skip);
+        case PagingStrategy::keyset: break;
+    }
+    return keyset(pass, bounds, limit);
 }
 
 SqlFragment PageSql::keyset(Pass pass, const PageBounds& bounds, std::size_t limit) const {

@@ -19,6 +19,13 @@ struct PageBounds {
     std::optional<KeyValue> before; // exclusive upper bound
 };
 
+// Whether a reader of `range` starts with the NULL-key pass: the range that starts at the table's start
+// reads those rows.
+bool has_null_key_pass(const ReadPlan& plan, const KeyRange& range);
+// The bounds of a pass's first page in `range`: the NULL-key pass reads every NULL-key row, the main pass
+// starts at the range's own start.
+PageBounds first_page_bounds(Pass pass, const KeyRange& range);
+
 class PageSql {
 public:
     explicit PageSql(const ReadPlan& plan);
@@ -28,6 +35,10 @@ public:
     // Where each column of the pass's key sits in select_columns().
     const std::vector<std::size_t>& key_positions(Pass pass) const;
     const std::vector<Column>& key_columns(Pass pass) const;
+
+    // The query of a page of `pass` under the plan's strategy (for id-in its phase 1, the keys); the NULL-key
+    // pass is always keyset: it is usually small, and no other strategy adds anything there.
+    SqlFragment page(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const;
 
     // SELECT cols FROM t WHERE filter AND bounds ORDER BY key LIMIT ?
     SqlFragment keyset(Pass pass, const PageBounds& bounds, std::size_t limit) const;
@@ -54,6 +65,7 @@ private:
     const std::string& table_for(Pass pass) const;
     std::string select_list(const std::string& qualifier) const;
 
+    PagingStrategy strategy_;
     std::string table_;
     std::string paged_table_;  // table_ FORCE INDEX (the key's index), for every query that pages by the key
     std::string where_;

@@ -55,14 +55,6 @@ std::vector<Column> resolve_columns(const TableInfo& table, const std::vector<st
     return out;
 }
 
-std::string null_key_condition(const ReadPlan& plan) {
-    std::string condition;
-    for (const auto& column : plan.key_columns())
-        if (column.nullable)
-            condition += (condition.empty() ? "" : " OR ") + mysql::quote_identifier(column.name) + " IS NULL";
-    return "(" + condition + ")";
-}
-
 // The user's filter is SQL by design. Running it once with LIMIT 0 turns a typo into a usage error
 // before anything is written.
 void check_filter(mysql::Connection& connection, const ReadPlan& plan) {
@@ -77,7 +69,7 @@ void check_filter(mysql::Connection& connection, const ReadPlan& plan) {
 }
 
 std::uint64_t count_null_keys(mysql::Connection& connection, const ReadPlan& plan) {
-    std::string sql = "SELECT COUNT(*) FROM " + plan.table.quoted_name() + " WHERE " + null_key_condition(plan);
+    std::string sql = "SELECT COUNT(*) FROM " + plan.table.quoted_name() + " WHERE " + key_has_null(plan.key_columns());
     if (!plan.spec.where.empty()) sql += " AND (" + plan.spec.where + ")";
     auto result = connection.query(sql);
     result.next();

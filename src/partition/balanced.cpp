@@ -7,6 +7,7 @@
 
 #include "log.hpp"
 #include "partition/planners.hpp"
+#include "partition/split_points.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {

@@ -16,6 +16,7 @@
 
 #include "log.hpp"
 #include "partition/planners.hpp"
+#include "partition/split_points.hpp"
 #include "partition/string_axis.hpp"
 #include "partition/temporal_axis.hpp"
 #include "rowpump/error.hpp"

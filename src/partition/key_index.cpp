@@ -17,9 +17,7 @@ KeyIndex::KeyIndex(mysql::Connection& connection, const ReadPlan& plan)
 SqlFragment KeyIndex::rows_read() const {
     SqlFragment out;
     if (!plan_.spec.where.empty()) out.and_also({"(" + plan_.spec.where + ")", {}});
-    // IS NOT NULL per column (rather than NOT (a IS NULL OR ...)) is itself a range the index can serve.
-    for (std::size_t i = 0; i < columns_.size(); ++i)
-        if (columns_[i].nullable) out.and_also({key_.columns[i] + " IS NOT NULL", {}});
+    out.and_also(key_has_no_null(columns_));
     return out;
 }
 

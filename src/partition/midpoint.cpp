@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "partition/key_index.hpp"
+#include "partition/split_points.hpp"
 #include "rowpump/partition.hpp"
 
 namespace rowpump {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "partition/split_points.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
 

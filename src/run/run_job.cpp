@@ -1,10 +1,5 @@
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
-
 #include <algorithm>
 #include <condition_variable>
-#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -16,18 +11,15 @@
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
 #include "run/board_source.hpp"
+#include "run/job_plan.hpp"
 #include "run/job_source.hpp"
 #include "run/range_worker.hpp"
+#include "run/run_workers.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
 
 namespace {
-
-std::size_t worker_count(const JobSpec& spec) {
-    if (spec.workers > 0) return spec.workers;
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // Sidekiq and Celery jobs are written where their workers read them: a Redis sink, or stdout and files to
 // look at them. A MySQL queue table has no such worker.
@@ -92,36 +84,6 @@ void check_spec(const JobSpec& spec) {
     check_redis_names(spec);
 }
 
-// Runs `work` on W workers of a oneTBB arena; the first failure stops the others at their next page
-// boundary and is rethrown once all of them returned.
-template <class Work>
-void run_workers(std::size_t workers, std::atomic<bool>& halt, const std::function<void()>& wake, Work&& work) {
-    std::mutex mutex;
-    std::exception_ptr failure;
-    // One thread per worker, whatever the core count: workers mostly block on the network, and a thread
-    // the arena has beyond them would only spin while it looks for tasks that never come.
-    const auto threads = workers;
-    tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, threads);
-    tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] {
-        tbb::task_group group;
-        for (std::size_t i = 0; i < workers; ++i) {
-            group.run([&] {
-                try {
-                    work();
-                } catch (...) {
-                    std::lock_guard lock(mutex);
-                    if (!failure) failure = std::current_exception();
-                    halt.store(true);
-                    if (wake) wake();
-                }
-            });
-        }
-        group.wait();
-    });
-    if (failure) std::rethrow_exception(failure);
-}
-
 // Reports progress once a second and turns the caller's stop request into the workers' halt flag.
 class Watcher {
 public:
@@ -176,13 +138,7 @@ Prepared prepare(const JobSpec& spec) {
     Prepared prepared;
     prepared.spec = spec;
     apply_worker_format(prepared.spec);
-    ReadSpec read = spec.read;
-    if (spec.rate > 0) {
-        read.max_page_size = std::min(read.max_page_size, RateLimiter(spec.rate).page_cap(read.min_page_size));
-        read.page_size = std::min(read.page_size, read.max_page_size);
-    }
-    Router::request_inputs(spec.route, read);
-    prepared.plan = std::make_shared<const ReadPlan>(plan_read(spec.mysql, read));
+    prepared.plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
@@ -238,9 +194,7 @@ void add_pass(JobSummary& summary, JobSummary pass) {
 
 JobSummary run_without_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
     make_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
-    PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
-                                               prepared.spec.partitions ? prepared.spec.partitions : workers,
-                                               prepared.spec.partition_strategy);
+    PartitionPlan partitions = plan_job_partitions(prepared.spec, *prepared.plan, workers);
     log().info("{} rows estimated in {} ranges of {}, {} workers; {}", partitions.estimated_rows,
                partitions.partitions.size(), prepared.plan->table.quoted_name(), workers, describe_planning(partitions));
     if (prepared.spec.consistent_snapshot) {
@@ -270,9 +224,7 @@ JobState open_or_create(JobStore& store, const JobDefinition& definition, const 
         if (prepared.spec.resume)
             throw UsageError("there is no job '" + definition.job_id + "' to resume in " +
                              redact_url(prepared.spec.sink.uri) + ": run it without --resume to start it");
-        const PartitionPlan partitions = plan_partitions(prepared.spec.mysql, *prepared.plan,
-                                                         prepared.spec.partitions ? prepared.spec.partitions : workers,
-                                                         prepared.spec.partition_strategy);
+        const PartitionPlan partitions = plan_job_partitions(prepared.spec, *prepared.plan, workers);
         state = store.create(partitions.partitions);
     }
     if (state.fingerprint != definition.fingerprint)

@@ -3,6 +3,7 @@
 #include "mysql/connection.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/table.hpp"
+#include "table/describe.hpp"
 
 namespace rowpump {
 

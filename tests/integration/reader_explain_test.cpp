@@ -12,6 +12,7 @@
 #include "integration/mysql_fixture.hpp"
 #include "job/explain_job.hpp"
 #include "rowpump/reader.hpp"
+#include "run/job_plan.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -139,6 +140,29 @@ TEST_F(ReaderExplainTest, ANonUniqueKeyIsPagedThroughItsIndexThatThePrimaryKeyCo
     EXPECT_EQ(plan.key.index, "by_grp");
     const auto explained = explain_second_page(table, {"grp"});
     EXPECT_EQ(explained.key, "by_grp");
+}
+
+// With a rate, the run's pages hold a quarter of a second of rows: explain binds the LIMIT the run sends
+// (it used to show the page size without the rate's cap).
+TEST_F(ReaderExplainTest, TheFirstPageHasThePageSizeTheRunUsesUnderARate) {
+    const auto table = fill("explain_rate", "(id INT PRIMARY KEY, v INT)",
+                            "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_1000");
+    JobSpec spec;
+    spec.mysql = options();
+    spec.read.table = table;
+    spec.rate = 800;
+    spec.partitions = 1;
+    spec.workers = 1;
+    const auto explanation = job::explain_job(spec);
+    ASSERT_EQ(explanation.ranges.size(), 1u);
+    const auto& queries = explanation.ranges[0].queries;
+    ASSERT_EQ(queries.size(), 1u);
+    ASSERT_FALSE(queries[0].params.empty());
+    EXPECT_EQ(queries[0].params.back(), "200") << queries[0].sql;
+    const PageReader reader(spec.mysql, std::make_shared<const ReadPlan>(plan_job_read(spec)),
+                            explanation.ranges[0].partition.range);
+    EXPECT_EQ(reader.page_size(), 200u);
+    EXPECT_EQ(reader.next_page_sql(), queries[0].sql);
 }
 
 }  // namespace

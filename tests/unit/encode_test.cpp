@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "encode/base64.hpp"
 #include "encode/json_number.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"

@@ -76,5 +76,21 @@ TEST(KeyPredicate, KeyPartsKeepIntegersExact) {
     EXPECT_EQ(std::get<std::string>(key_part_from_text(text("s"), "abc")), "abc");
 }
 
+// The NULL-key predicates, over the key's nullable columns only: the NULL-key pass and its count read
+// (a IS NULL OR b IS NULL); planning's key-index queries read a IS NOT NULL AND b IS NOT NULL.
+TEST(KeyPredicate, NullKeyPredicatesNameOnlyTheNullableColumns) {
+    Column a = integer("a");
+    Column b = text("b");
+    Column c = integer("c");
+    EXPECT_EQ(key_has_null({a, b}), "");
+    EXPECT_TRUE(key_has_no_null({a, b}).empty());
+    a.nullable = true;
+    c.nullable = true;
+    EXPECT_EQ(key_has_null({a, b, c}), "(`a` IS NULL OR `c` IS NULL)");
+    const SqlFragment no_null = key_has_no_null({a, b, c});
+    EXPECT_EQ(no_null.sql, "`a` IS NOT NULL AND `c` IS NOT NULL");
+    EXPECT_TRUE(no_null.params.empty());
+}
+
 }  // namespace
 }  // namespace rowpump

@@ -140,3 +140,52 @@ TEST(PageSql, EveryQueryThatPagesByTheKeyNamesItsIndex) {
 
 }  // namespace
 }  // namespace rowpump
+
+namespace rowpump {
+namespace {
+
+ReadPlan nullable_key_plan() {
+    return plan_for({column("id", ColumnKind::signed_integer), column("k", ColumnKind::signed_integer, true)}, {"k"});
+}
+
+// page() is the one query the reader runs and explain shows for each strategy; the NULL-key pass is keyset.
+TEST(PageSql, PageRunsThePlansStrategyAndTheNullPassIsKeyset) {
+    auto plan = nullable_key_plan();
+    plan.null_key_rows = 1;
+    const PageBounds bounds{KeyValue{std::int64_t{3}}, true, KeyValue{std::int64_t{9}}};
+    for (const auto strategy :
+         {PagingStrategy::keyset, PagingStrategy::deferred_join, PagingStrategy::id_in, PagingStrategy::offset}) {
+        plan.spec.strategy = strategy;
+        const PageSql sql(plan);
+        const SqlFragment expected =
+            strategy == PagingStrategy::deferred_join ? sql.deferred_join(Pass::main, bounds, 7)
+            : strategy == PagingStrategy::id_in       ? sql.keys_only(Pass::main, bounds, 7)
+            : strategy == PagingStrategy::offset      ? sql.offset(Pass::main, bounds, 7, 40)
+                                                      : sql.keyset(Pass::main, bounds, 7);
+        EXPECT_EQ(sql.page(Pass::main, bounds, 7, 40).sql, expected.sql) << to_string(strategy);
+        EXPECT_EQ(sql.page(Pass::null_keys, bounds, 7, 40).sql, sql.keyset(Pass::null_keys, bounds, 7).sql)
+            << to_string(strategy);
+    }
+}
+
+// A range's first pages: the NULL-key pass only in the range that starts at the table's start, and from no key;
+// the main pass from the range's own start, inclusive.
+TEST(PageSql, FirstPageBoundsAndWhichRangeReadsTheNullKeys) {
+    auto plan = nullable_key_plan();
+    const KeyRange first{std::nullopt, KeyValue{std::int64_t{9}}};
+    const KeyRange second{KeyValue{std::int64_t{9}}, std::nullopt};
+    EXPECT_FALSE(has_null_key_pass(plan, first)) << "no NULL-key rows, no pass";
+    plan.null_key_rows = 2;
+    EXPECT_TRUE(has_null_key_pass(plan, first));
+    EXPECT_FALSE(has_null_key_pass(plan, second));
+    const PageBounds null_pass = first_page_bounds(Pass::null_keys, first);
+    EXPECT_FALSE(null_pass.after);
+    EXPECT_EQ(null_pass.before, first.hi);
+    const PageBounds main = first_page_bounds(Pass::main, second);
+    EXPECT_EQ(main.after, second.lo);
+    EXPECT_TRUE(main.after_inclusive);
+    EXPECT_FALSE(main.before);
+}
+
+}  // namespace
+}  // namespace rowpump

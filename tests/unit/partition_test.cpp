@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "partition/split_points.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
 
