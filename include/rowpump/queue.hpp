@@ -182,7 +182,7 @@ private:
 // task's crash counts as an attempt too, which stops poison tasks that kill their consumer.
 //
 // Members of Q:delayed carry a 37-byte tag before the payload, "rp1:" + 32 lowercase hex digits + ":",
-// so that identical payloads stay separate tasks (src/redis/delayed_member.hpp). promote() strips it:
+// so that identical payloads stay separate tasks (src/queue/redis_delayed_member.hpp). promote() strips it:
 // ready lists, processing lists and Q:dead hold bare payloads. Retries are tagged with writer 0
 // ("rp1:0000000000000000..."). A member without a well-formed tag is promoted as it is.
 

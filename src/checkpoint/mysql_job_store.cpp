@@ -7,8 +7,8 @@
 #include "checkpoint/key_codec.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
-#include "mysql/queue_insert.hpp"
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_insert.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 

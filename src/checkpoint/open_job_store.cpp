@@ -1,5 +1,5 @@
 #include "checkpoint/job_store.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {

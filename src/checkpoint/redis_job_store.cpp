@@ -6,10 +6,10 @@
 #include "checkpoint/key_codec.hpp"
 #include "checkpoint/redis_scripts.hpp"
 #include "log.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_push_plan.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "redis/connection.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/push_plan.hpp"
-#include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {

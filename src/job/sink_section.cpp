@@ -3,7 +3,7 @@
 #include <set>
 
 #include "job/job_sections.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 

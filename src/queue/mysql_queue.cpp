@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "mysql/queue_table.hpp"
 #include "queue/error_text.hpp"
 #include "queue/mysql_queue_impl.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "queue/retry_policy.hpp"
 
 namespace rowpump {

@@ -9,9 +9,9 @@
 
 #include "log.hpp"
 #include "queue/redis_queue_impl.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "queue/retry_policy.hpp"
 #include "redis/key_types.hpp"
-#include "redis/queue_keys.hpp"
 
 namespace rowpump {
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "queue/redis_queue_impl.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 
 namespace rowpump {
 

@@ -10,8 +10,8 @@
 
 #include "checkpoint/job_store.hpp"
 #include "log.hpp"
-#include "redis/push_plan.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_push_plan.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"

@@ -24,8 +24,8 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "mysql/queue_table.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/mysql_queue_table.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 

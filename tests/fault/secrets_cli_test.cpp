@@ -20,7 +20,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
 
 namespace rowpump::test {
 namespace {

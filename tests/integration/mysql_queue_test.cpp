@@ -20,7 +20,7 @@
 
 #include "integration/mysql_fixture.hpp"
 #include "mysql/connection.hpp"
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "integration/redis_fixture.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 
 namespace rowpump::test {
@@ -240,7 +240,7 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
     ASSERT_EQ(tasks.size(), 1u);
     const std::int64_t before = unix_ms_now();
     EXPECT_EQ(queue.fail(tasks[0], "later"), FailOutcome::retried);
-    // The retry's member is the payload behind a writer-0 tag (redis/delayed_member.hpp).
+    // The retry's member is the payload behind a writer-0 tag (queue/redis_delayed_member.hpp).
     const auto scored = redis_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
     ASSERT_EQ(scored.size(), 2u);
     EXPECT_EQ(scored[0].text.substr(0, 20), "rp1:0000000000000000");
