@@ -145,7 +145,7 @@ RedisQueue::~RedisQueue() = default;
 RedisQueue::RedisQueue(RedisQueue&&) noexcept = default;
 RedisQueue& RedisQueue::operator=(RedisQueue&&) noexcept = default;
 
-std::vector<Task> RedisQueue::pop(std::size_t n, std::chrono::milliseconds wait) {
+std::vector<Task> RedisQueue::claim(std::size_t n, std::chrono::milliseconds wait) {
     Impl& q = *impl_;
     std::vector<Task> tasks;
     if (n == 0) return tasks;

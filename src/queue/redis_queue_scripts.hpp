@@ -3,7 +3,7 @@
 // them never leaves a task in two places or in none. Times come from the server (TIME): consumers on
 // several machines agree on heartbeats and due times without synchronised clocks.
 //
-// Scripts name every key they touch in KEYS (recover() looks the expired consumers up first, then
+// Scripts name every key they touch in KEYS (reap() looks the expired consumers up first, then
 // recovers each with its own call), so they also run on a cluster when the queue name carries a hash
 // tag ({Q}).
 

@@ -352,7 +352,7 @@ TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
                 names.assign(alive.begin(), alive.end());
             }
             queue.heartbeat(names);
-            queue.recover(300ms);
+            queue.reap(300ms);
             std::this_thread::sleep_for(50ms);
         }
     };
@@ -366,7 +366,7 @@ TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
         }
         int batches = 0;
         while (!stop) {
-            const auto popped = queue->pop(50, 50ms);
+            const auto popped = queue->claim(50, 50ms);
             {
                 const std::lock_guard lock(mutex);
                 for (const Task& task : popped) seen.push_back(task.payload);

@@ -83,7 +83,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
     queue_options.retry.jitter = 0;
     RedisQueue queue(RedisOptions::from_url(redis_url_), queue_options);
     redis_->command({"RPUSH", queue_, "retry"});
-    const auto failing = queue.pop(1);
+    const auto failing = queue.claim(1);
     ASSERT_EQ(failing.size(), 1u);
     ASSERT_EQ(queue.fail(failing[0], "once"), FailOutcome::retried);
     SinkSpec spec;
@@ -98,7 +98,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
 
     for (int i = 0; i < 2; ++i) {
         queue.promote();
-        const auto tasks = queue.pop(1);
+        const auto tasks = queue.claim(1);
         ASSERT_EQ(tasks.size(), 1u);
         queue.ack(tasks[0]);
     }

@@ -165,7 +165,7 @@ TEST_F(DelayedIdentityTest, IdenticalTasksThatFailBothComeBackAfterTheirBackoff)
     options.retry.backoff_cap = 1ms;
     options.retry.jitter = 0;
     RedisQueue queue(RedisOptions::from_url(redis_url_), options);
-    const auto tasks = queue.pop(2);
+    const auto tasks = queue.claim(2);
     ASSERT_EQ(tasks.size(), 2u);
     EXPECT_EQ(queue.fail(tasks[0], "first"), FailOutcome::retried);
     EXPECT_EQ(queue.fail(tasks[1], "second"), FailOutcome::retried);
@@ -175,7 +175,7 @@ TEST_F(DelayedIdentityTest, IdenticalTasksThatFailBothComeBackAfterTheirBackoff)
     std::this_thread::sleep_for(20ms);
     EXPECT_EQ(queue.promote(), 2u);
     EXPECT_EQ(ready(), (std::vector<std::string>{"same", "same"}));
-    const auto again = queue.pop(2);
+    const auto again = queue.claim(2);
     ASSERT_EQ(again.size(), 2u);
     EXPECT_EQ(again[0].payload, "same");
     EXPECT_EQ(again[1].payload, "same");
