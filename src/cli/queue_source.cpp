@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "rowpump/error.hpp"
+#include "url.hpp"
 
 namespace rowpump::cli {
 
@@ -16,17 +17,15 @@ milliseconds flag_milliseconds(double seconds, const char* flag) {
 }
 
 QueueSource parse_queue_source(const QueueOptions& options) {
+    if (options.source.empty())
+        throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
     QueueSource source;
-    if (options.source.starts_with("mysql://")) {
+    if (target_kind(options.source, TargetRole::queue_source) == TargetKind::mysql) {
         source.mysql = MySqlOptions::from_url(options.source);
         source.redacted = source.mysql->redacted();
-    } else if (options.source.starts_with("redis://")) {
+    } else {
         source.redis = RedisOptions::from_url(options.source);
         source.redacted = source.redis->redacted();
-    } else if (options.source.empty()) {
-        throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
-    } else {
-        throw UsageError("queue source '" + redact_url(options.source) + "' is neither mysql://... nor redis://...");
     }
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
     const bool redis_names = options.list_key != QueueOptions().list_key ||

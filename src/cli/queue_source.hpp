@@ -19,7 +19,7 @@ struct QueueSource {
     std::string redacted;               // for messages
 };
 
-// Parses --source (mysql://... or redis://...). Throws UsageError for anything else.
+// Parses --source (mysql://..., mariadb://... or redis://...). Throws UsageError for anything else.
 QueueSource parse_queue_source(const QueueOptions& options);
 RetryPolicy retry_policy(const QueueOptions& options);
 MySqlQueueOptions mysql_queue_options(const QueueOptions& options);
