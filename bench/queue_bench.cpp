@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "mysql/connection.hpp"
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
@@ -264,7 +264,7 @@ Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consum
     run.seconds = drain(
         consumers, processes, [&] { return RedisQueue(options, queue_options); },
         [&](RedisQueue& queue) {
-            for (auto popped = queue.pop(batch); !popped.empty(); popped = queue.pop(batch))
+            for (auto popped = queue.claim(batch); !popped.empty(); popped = queue.claim(batch))
                 stale += queue.ack(popped).size();
             queue.leave();
         });

@@ -6,6 +6,9 @@
 // that consumer fails it, dies or stalls. Work must therefore be idempotent. A consumer whose claim was
 // taken away is told so (StaleClaim) when it acknowledges, so it can stop caring about that task.
 //
+// Both classes name the same acts alike: claim, ack, fail, release, heartbeat (keep the claims alive),
+// reap (take back the claims of consumers that died or stalled).
+//
 // Each object owns one connection and is used by one thread at a time: run one per consumer thread.
 // Like every public header, C++17 is enough to include it.
 #include <chrono>
@@ -49,7 +52,7 @@ struct RetryPolicy {
 
 enum class FailOutcome { retried, dead };
 
-// What a reaper or recovery pass did.
+// What a reap did.
 struct ReapResult {
     std::uint64_t released = 0;  // back to ready
     std::uint64_t dead = 0;      // lost too often (poison tasks): moved to dead
@@ -142,7 +145,7 @@ public:
     // skipped.
     void release(const std::vector<Task>& tasks);
     // Renews every claim this object's connection holds, so a long task is not taken for a stuck one.
-    void touch();
+    void heartbeat();
 
     // Takes claims back: at once when the owner's connection is gone (not in the processlist), and when
     // a claim is older than `claim_timeout`. Each counts as a crash. The processlist shows the connections
@@ -172,17 +175,17 @@ private:
 // ---------------------------------------------------------------------------------------------------
 // Redis queue Q (keys of docs/DESIGN.md, "Queues"). A consumer moves tasks atomically from the ready lists into
 // its own processing list Q:processing:<consumer> (reliable pop) and removes them from there on ack.
-// Consumers beat in the sorted set Q:consumers (member: consumer, score: server time in ms); recover()
+// Consumers beat in the sorted set Q:consumers (member: consumer, score: server time in ms); reap()
 // returns the processing lists of consumers whose beat is too old.
 //
 // Retries: Redis tasks are bare payloads (producers and consumers in other languages rely on that), so
 // the failure count lives beside them in the hash Q:attempts (payload -> count) rather than in an
 // envelope; identical payloads share one count. A failed task waits in Q:delayed (retry delay as for
-// MySQL) and promote() moves it back; after max_attempts it goes to the list Q:dead. A recovered
+// MySQL) and promote() moves it back; after max_attempts it goes to the list Q:dead. A reaped
 // task's crash counts as an attempt too, which stops poison tasks that kill their consumer.
 //
 // Members of Q:delayed carry a 37-byte tag before the payload, "rp1:" + 32 lowercase hex digits + ":",
-// so that identical payloads stay separate tasks (src/redis/delayed_member.hpp). promote() strips it:
+// so that identical payloads stay separate tasks (src/queue/redis_delayed_member.hpp). promote() strips it:
 // ready lists, processing lists and Q:dead hold bare payloads. Retries are tagged with writer 0
 // ("rp1:0000000000000000..."). A member without a well-formed tag is promoted as it is.
 
@@ -220,10 +223,10 @@ public:
     RedisQueue& operator=(RedisQueue&&) noexcept;
 
     // Moves up to n tasks into this consumer's processing list and returns them, highest priority first.
-    // When none is ready, waits up to `wait` for one (0: returns at once). The first pop beats the
+    // When none is ready, waits up to `wait` for one (0: returns at once). The first claim beats the
     // heartbeat once; long-running consumers keep beating with heartbeat().
-    std::vector<Task> pop(std::size_t n, std::chrono::milliseconds wait = {});
-    // Removes the task from the processing list. Throws StaleClaim when it is no longer there (recovered
+    std::vector<Task> claim(std::size_t n, std::chrono::milliseconds wait = {});
+    // Removes the task from the processing list. Throws StaleClaim when it is no longer there (reaped
     // because this consumer's heartbeat expired).
     void ack(const Task& task);
     // Batched: one script call; returns the indexes of the tasks no longer held.
@@ -242,7 +245,7 @@ public:
     // Returns the processing lists of consumers whose last beat is older than `heartbeat_timeout` to the
     // head of the return list (or to Q:dead, for tasks that reach max_attempts), and forgets those
     // consumers. Atomic per consumer: a consumer that beats again in between keeps its tasks.
-    ReapResult recover(std::chrono::milliseconds heartbeat_timeout);
+    ReapResult reap(std::chrono::milliseconds heartbeat_timeout);
     // Moves due tasks from Q:delayed to the tail of the return list, promote_batch per script call, until
     // none is due. Uses the server's clock. Returns the number moved.
     std::uint64_t promote();

@@ -2,7 +2,10 @@
 // Where rows meet a queue. One interface; the URI picks the implementation:
 //   stdout | file:PATH          NDJSON, one payload per line
 //   redis://[user:pass@]host:port/db     pipelined variadic RPUSH/LPUSH into lists, ZADD for delayed rows
-//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of docs/DESIGN.md ("Queues")
+//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of docs/DESIGN.md ("Queues");
+//                                        mariadb:// is the same
+// A program that holds its connection settings (a password from its own secret store) gives them as they
+// are instead, with SinkSpec::redis() or SinkSpec::mysql(): nothing is formatted into a URL.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "rowpump/export.hpp"
+#include "rowpump/options.hpp"
 
 namespace ROWPUMP_EXPORT rowpump {
 
@@ -57,6 +61,17 @@ struct SinkSpec {
     // How long an outage of the sink's server (Redis, or MySQL for a queue table) is retried, from its first
     // failure, before the write fails.
     std::size_t retry_seconds = 60;
+
+    // Typed targets, set by redis() and mysql(): when one is set it is the target, and `uri` only shows it
+    // (password redacted) in logs, summaries and the job's definition.
+    std::optional<RedisOptions> redis_target;
+    std::optional<MySqlOptions> mysql_target;
+
+    // The Redis lists named by `queue` on the server of `options`.
+    static SinkSpec redis(RedisOptions options, std::string queue);
+    // The queue table `table` in `options.database`, created when missing. options.retry_budget becomes
+    // retry_seconds.
+    static SinkSpec mysql(MySqlOptions options, std::string table);
 };
 
 class Sink {

@@ -9,9 +9,9 @@
 #include "log.hpp"
 #include "mysql/connection.hpp"
 #include "mysql/error_codes.hpp"
-#include "mysql/queue_insert.hpp"
-#include "mysql/queue_table.hpp"
 #include "mysql/transaction.hpp"
+#include "queue/mysql_queue_insert.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 

@@ -1,6 +1,7 @@
 #include "checkpoint/job_store.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
+#include "sink/sink_target.hpp"
 
 namespace rowpump {
 
@@ -10,15 +11,15 @@ std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDe
 std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition) {
     if (definition.job_id.empty() || definition.job_id.size() > 191)
         throw UsageError("a job id must be 1 to 191 characters, got '" + definition.job_id + "'");
-    if (sink.uri.rfind("redis://", 0) == 0) {
+    const TargetKind kind = sink_kind(sink);
+    if (kind == TargetKind::redis) {
         redis::check_state_prefix(definition.state_prefix);
         return open_redis_job_store(sink, definition);
     }
     if (definition.state_prefix != redis::default_state_prefix)
         throw UsageError("a state prefix names Redis keys, and " + redact_url(sink.uri) +
                          " keeps job state in tables: drop --state-prefix, or write to a redis:// sink");
-    if (sink.uri.rfind("mysql://", 0) == 0 || sink.uri.rfind("mariadb://", 0) == 0)
-        return open_mysql_job_store(sink, definition);
+    if (kind == TargetKind::mysql) return open_mysql_job_store(sink, definition);
     throw UsageError("a job id needs a redis:// or mysql:// sink: the job's checkpoints are stored beside the "
                      "queue, in the same atomic step as the rows");
 }

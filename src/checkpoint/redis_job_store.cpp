@@ -6,11 +6,12 @@
 #include "checkpoint/key_codec.hpp"
 #include "checkpoint/redis_scripts.hpp"
 #include "log.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_push_plan.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "redis/connection.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/push_plan.hpp"
-#include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
+#include "sink/sink_target.hpp"
 
 namespace rowpump {
 
@@ -338,7 +339,7 @@ private:
 
 std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDefinition& definition) {
     if (sink.queue.empty()) throw UsageError("a redis sink needs --queue NAME");
-    return std::make_unique<RedisJobStore>(RedisOptions::from_url(sink.uri), sink, definition);
+    return std::make_unique<RedisJobStore>(*sink_target(sink).redis, sink, definition);
 }
 
 }  // namespace rowpump

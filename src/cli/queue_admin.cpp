@@ -9,7 +9,7 @@
 #include "metrics/prometheus_text.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "mysql/connection.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 
 namespace rowpump::cli {
 
@@ -179,7 +179,7 @@ int run_queue_reap(const QueueOptions& options) {
         result = MySqlQueue(*source.mysql, mysql_queue_options(options)).reap(timeout);
     } else {
         result = RedisQueue(*source.redis, redis_queue_options(options))
-                     .recover(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
+                     .reap(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
     }
     print_line("released " + std::to_string(result.released) + ", dead " + std::to_string(result.dead));
     return 0;

@@ -23,9 +23,9 @@ void add_redis_name_options(CLI::App& command, QueueOptions& options) {
 // Every subcommand names its queue the same way.
 void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--source", options.source,
-                       "Queue URI: mysql://user@host:port/db (queue table in that database) or redis://host:port/db; "
-                       "a password may come from $ROWPUMP_MYSQL_PASSWORD / $ROWPUMP_REDIS_PASSWORD (or their _FILE "
-                       "forms) instead of the URI")
+                       "Queue URI: mysql://user@host:port/db (or mariadb://; queue table in that database) or "
+                       "redis://host:port/db; a password may come from $ROWPUMP_MYSQL_PASSWORD / "
+                       "$ROWPUMP_REDIS_PASSWORD (or their _FILE forms) instead of the URI")
         ->envname("ROWPUMP_QUEUE_SOURCE");
     command.add_option("--queue", options.queue, "MySQL queue table, or Redis queue name (key prefix)")->required();
     command.add_option("--priority-lists", options.priority_lists,

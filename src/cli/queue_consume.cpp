@@ -27,9 +27,9 @@ namespace {
 using std::chrono::milliseconds;
 
 // How long a worker waits for a task before it looks at the stop flag again.
-constexpr milliseconds take_wait{1000};
+constexpr milliseconds claim_wait{1000};
 // How often a running task's claims get a chance to be renewed.
-constexpr milliseconds keep_alive_tick{1000};
+constexpr milliseconds heartbeat_tick{1000};
 constexpr milliseconds maintenance_tick{50};
 
 struct Shared {
@@ -63,7 +63,7 @@ std::vector<std::string> task_environment(const QueueOptions& options, const Tas
 }
 
 void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
-    consumer.keep_alive();
+    consumer.heartbeat();
     shared.metrics.started();
     struct InFlight {  // until the task is handled, or handling it threw
         metrics::ConsumerMetrics& metrics;
@@ -71,7 +71,7 @@ void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
     } in_flight{shared.metrics};
     const auto started = std::chrono::steady_clock::now();
     const CommandResult result = run_task_command(shared.options.exec, task.payload, task_environment(shared.options, task),
-                                             keep_alive_tick, [&] { consumer.keep_alive(); });
+                                             heartbeat_tick, [&] { consumer.heartbeat(); });
     shared.metrics.took(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     try {
         if (result.succeeded) {
@@ -110,7 +110,7 @@ bool wait_for_backlog(QueueConsumer& consumer, Shared& shared) {
     if (backlog.waiting == 0) return false;
     const auto until = std::chrono::steady_clock::now() + std::max(backlog.next_due, shortest_wait);
     while (!shared.stopping() && std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::min(take_wait, std::chrono::duration_cast<milliseconds>(
+        std::this_thread::sleep_for(std::min(claim_wait, std::chrono::duration_cast<milliseconds>(
                                                             until - std::chrono::steady_clock::now())));
     return true;
 }
@@ -120,7 +120,7 @@ void work(QueueConsumer& consumer, Shared& shared) {
     std::size_t next = 0;
     try {
         while (!shared.stopping()) {
-            tasks = consumer.take(shared.options.batch, shared.options.until_empty ? milliseconds(0) : take_wait);
+            tasks = consumer.claim(shared.options.batch, shared.options.until_empty ? milliseconds(0) : claim_wait);
             next = 0;
             if (tasks.empty() && shared.options.until_empty) {
                 if (wait_for_backlog(consumer, shared)) continue;

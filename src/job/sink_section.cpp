@@ -3,9 +3,10 @@
 #include <set>
 
 #include "job/job_sections.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
+#include "sink/sink_target.hpp"
 
 namespace rowpump::job {
 
@@ -16,27 +17,18 @@ constexpr double max_delay_seconds = 10.0 * 365 * 86400;
 
 // What the queue name means for the sink's kind; empty when the sink takes no queue.
 std::string check_sink_uri(const Field& field, const std::string& uri) {
+    SinkSpec sink;
+    sink.uri = uri;
     try {
-        if (uri == "stdout") return {};
-        if (uri.starts_with("file:")) {
-            if (uri.size() == (uri.starts_with("file://") ? 7u : 5u)) field.fail("no path after 'file:': expected file:PATH");
-            return {};
-        }
-        if (uri.starts_with("redis://")) {
-            RedisOptions::from_url(uri);
-            return "the Redis list name, also the prefix of its other keys";
-        }
-        if (uri.starts_with("mysql://") || uri.starts_with("mariadb://")) {
-            MySqlOptions::from_url(uri);
-            return "the MySQL queue table (created when missing)";
-        }
+        const TargetKind kind = sink_target(sink).kind;
+        if (kind == TargetKind::redis) return "the Redis list name, also the prefix of its other keys";
+        if (kind == TargetKind::mysql) return "the MySQL queue table (created when missing)";
+        return {};
     } catch (const ConfigError&) {
         throw;
     } catch (const UsageError& error) {
         field.fail(error.what());
     }
-    field.fail("unsupported sink " + field.shown() +
-               ": expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
 }
 
 std::string number_text(double value) {
@@ -169,7 +161,7 @@ void read_sink(const Field& field, JobSpec& spec) {
     if (!queue_meaning.empty() && !worker_format) spec.sink.queue = sink.required("queue", queue_meaning).text();
     else if (auto queue = sink.optional("queue")) spec.sink.queue = queue->text();
     if (auto overwrite = sink.optional("overwrite")) {
-        if (!spec.sink.uri.starts_with("file:"))
+        if (sink_kind(spec.sink) != TargetKind::file)
             overwrite->fail("only a file:PATH sink replaces anything: remove overwrite, or write to a file");
         spec.sink.overwrite = overwrite->choice({"true", "false"}) == "true";
     }

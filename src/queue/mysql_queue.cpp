@@ -1,4 +1,4 @@
-// MySqlQueue's consumer operations: claim, ack, fail, release, touch (the SQL is in mysql_queue_sql.cpp).
+// MySqlQueue's consumer operations: claim, ack, fail, release, heartbeat (the SQL is in mysql_queue_sql.cpp).
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "mysql/queue_table.hpp"
 #include "queue/error_text.hpp"
 #include "queue/mysql_queue_impl.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "queue/retry_policy.hpp"
 
 namespace rowpump {
@@ -263,7 +263,7 @@ void MySqlQueue::release(const std::vector<Task>& tasks) {
     }
 }
 
-void MySqlQueue::touch() {
+void MySqlQueue::heartbeat() {
     Impl& q = *impl_;
     q.run([&] { return q.connection.execute(q.sql.touch); });
 }

@@ -9,9 +9,9 @@
 
 #include "log.hpp"
 #include "queue/redis_queue_impl.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "queue/retry_policy.hpp"
 #include "redis/key_types.hpp"
-#include "redis/queue_keys.hpp"
 
 namespace rowpump {
 
@@ -145,7 +145,7 @@ RedisQueue::~RedisQueue() = default;
 RedisQueue::RedisQueue(RedisQueue&&) noexcept = default;
 RedisQueue& RedisQueue::operator=(RedisQueue&&) noexcept = default;
 
-std::vector<Task> RedisQueue::pop(std::size_t n, std::chrono::milliseconds wait) {
+std::vector<Task> RedisQueue::claim(std::size_t n, std::chrono::milliseconds wait) {
     Impl& q = *impl_;
     std::vector<Task> tasks;
     if (n == 0) return tasks;

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "queue/redis_queue_impl.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 
 namespace rowpump {
 
@@ -18,7 +18,7 @@ std::int64_t parse_integer(const std::string& text) {
 
 }  // namespace
 
-ReapResult RedisQueue::recover(std::chrono::milliseconds heartbeat_timeout) {
+ReapResult RedisQueue::reap(std::chrono::milliseconds heartbeat_timeout) {
     Impl& q = *impl_;
     const std::string timeout = std::to_string(heartbeat_timeout.count());
     const std::string max_attempts = std::to_string(q.options.retry.max_attempts);

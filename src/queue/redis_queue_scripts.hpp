@@ -3,7 +3,7 @@
 // them never leaves a task in two places or in none. Times come from the server (TIME): consumers on
 // several machines agree on heartbeats and due times without synchronised clocks.
 //
-// Scripts name every key they touch in KEYS (recover() looks the expired consumers up first, then
+// Scripts name every key they touch in KEYS (reap() looks the expired consumers up first, then
 // recovers each with its own call), so they also run on a cluster when the queue name carries a hash
 // tag ({Q}).
 
@@ -52,7 +52,7 @@ return stale
 // Counts a failure: the task waits in the delayed set for min(cap, base * 2^(failures-1)) * jitter, or
 // goes dead at max attempts (as the bare payload). Returns the failure count, 0 when dead, -1 when the
 // task is not held.
-// The delayed member is tagged (redis/delayed_member.hpp) with writer 0 and the server's time in
+// The delayed member is tagged (queue/redis_delayed_member.hpp) with writer 0 and the server's time in
 // microseconds as its sequence, moved on past members already there: two identical payloads failing in
 // the same microsecond, or one still waiting from an earlier failure, stay two tasks.
 inline const char* const fail = R"lua(
@@ -141,7 +141,7 @@ return {released, dead}
 
 // KEYS: delayed, return list.  ARGV: batch, ms per score unit.
 // Moves up to `batch` tasks due by the server's clock to the tail of the return list, earliest first,
-// each without its tag: a member that starts with a well-formed 37-byte tag (redis/delayed_member.hpp,
+// each without its tag: a member that starts with a well-formed 37-byte tag (queue/redis_delayed_member.hpp,
 // the same test as delayed_payload) loses exactly those bytes, any other member moves as it is.
 // Returns how many.
 inline const char* const promote = R"lua(

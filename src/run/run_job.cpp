@@ -5,8 +5,8 @@
 
 #include "checkpoint/job_store.hpp"
 #include "log.hpp"
-#include "redis/push_plan.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_push_plan.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -15,6 +15,7 @@
 #include "run/job_source.hpp"
 #include "run/range_worker.hpp"
 #include "run/run_workers.hpp"
+#include "sink/sink_target.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
@@ -27,7 +28,7 @@ void check_worker_format(const JobSpec& spec) {
     check_task_spec(spec.format, spec.task);
     if (queue_layout(spec.format) == QueueLayout::rowpump) return;
     const std::string format = format_name(spec.format);
-    if (spec.sink.uri.starts_with("mysql://") || spec.sink.uri.starts_with("mariadb://"))
+    if (sink_kind(spec.sink) == TargetKind::mysql)
         throw UsageError("--format " + format + " writes " + format + "'s Redis keys, and " + redact_url(spec.sink.uri) +
                          " is a MySQL queue table: use a redis:// sink (or stdout or file:PATH to look at the jobs)");
     if (!spec.route.priority_column.empty() || !spec.route.levels.empty())
@@ -50,7 +51,7 @@ void check_redis_names(const JobSpec& spec) {
     if (spec.job_id.empty() && spec.state_prefix != redis::default_state_prefix)
         throw UsageError("a state prefix names the keys of a job's state, and there is no job: add --job-id, or "
                          "drop --state-prefix");
-    if (!sink.uri.starts_with("redis://")) {
+    if (sink_kind(sink) != TargetKind::redis) {
         if (sink.list_key != defaults.list_key || sink.delayed_key != defaults.delayed_key ||
             sink.delay_score != defaults.delay_score || sink.delayed_members != defaults.delayed_members)
             throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name Redis keys, and " +
@@ -77,7 +78,7 @@ void check_spec(const JobSpec& spec) {
     if (spec.consistent_snapshot && spec.follow)
         throw UsageError("--consistent-snapshot cannot be combined with --follow: the snapshot holds no rows added "
                          "during the run, which --follow is there to read; choose one of the two");
-    if (spec.sink.overwrite && !spec.sink.uri.starts_with("file:"))
+    if (spec.sink.overwrite && sink_kind(spec.sink) != TargetKind::file)
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
     check_payload_options(spec.format, spec.payload);

@@ -2,19 +2,12 @@
 
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"
+#include "sink/sink_target.hpp"
 #include "sink/sinks.hpp"
 
 namespace rowpump {
 
 namespace {
-
-constexpr std::string_view accepted_forms =
-    "expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db";
-
-std::string scheme_of(const std::string& uri) {
-    const auto end = uri.find("://");
-    return end == std::string::npos ? std::string() : uri.substr(0, end);
-}
 
 void require_queue(const SinkSpec& spec, std::string_view what) {
     if (spec.queue.empty())
@@ -24,30 +17,17 @@ void require_queue(const SinkSpec& spec, std::string_view what) {
 
 }  // namespace
 
-MySqlOptions sink_mysql_options(const SinkSpec& spec) {
-    MySqlOptions options = MySqlOptions::from_url(spec.uri);
-    options.retry_budget = std::chrono::seconds(spec.retry_seconds);
-    return options;
-}
-
 std::unique_ptr<Sink> make_sink(const SinkSpec& spec) {
-    if (spec.uri == "stdout") return make_ndjson_sink("", false);
-    if (spec.uri.starts_with("file:")) {
-        // file:PATH, and file:///abs/path for those who write file URLs.
-        std::string path = spec.uri.substr(spec.uri.starts_with("file://") ? 7 : 5);
-        if (path.empty()) throw UsageError("no path in sink 'file:': expected file:PATH");
-        return make_ndjson_sink(path, spec.overwrite);
-    }
-    const std::string scheme = scheme_of(spec.uri);
-    if (scheme == "redis") {
+    // The queue is checked before the target is parsed in full, and before anything connects.
+    const TargetKind kind = sink_kind(spec);
+    if (kind == TargetKind::stdout_stream) return make_ndjson_sink("", false);
+    if (kind == TargetKind::file) return make_ndjson_sink(target_file_path(spec.uri), spec.overwrite);
+    if (kind == TargetKind::redis) {
         require_queue(spec, "Redis list name, also the prefix of its other keys");
-        return make_redis_sink(spec, RedisOptions::from_url(spec.uri));
+        return make_redis_sink(spec, *sink_target(spec).redis);
     }
-    if (scheme == "mysql" || scheme == "mariadb") {
-        require_queue(spec, "queue table");
-        return make_mysql_queue_sink(spec, sink_mysql_options(spec));
-    }
-    throw UsageError("unsupported sink '" + redact_url(spec.uri) + "': " + std::string(accepted_forms));
+    require_queue(spec, "queue table");
+    return make_mysql_queue_sink(spec, sink_mysql_options(spec));
 }
 
 }  // namespace rowpump

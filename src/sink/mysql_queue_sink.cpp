@@ -3,9 +3,9 @@
 #include <set>
 
 #include "mysql/connection.hpp"
-#include "mysql/queue_insert.hpp"
-#include "mysql/queue_table.hpp"
 #include "mysql/transaction.hpp"
+#include "queue/mysql_queue_insert.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 

@@ -3,12 +3,12 @@
 // Keys for queue Q (docs/DESIGN.md, "Queues"): ready tasks go to the list Q, or to Q:p:<name> when priority
 // lists are given; delayed tasks go to the sorted set Q:delayed, scored by their due time in Unix ms.
 // A sorted set keeps one member per distinct value, so each delayed payload goes in behind a tag unique
-// to this sink and message (redis/delayed_member.hpp); promotion takes the tag off again.
+// to this sink and message (queue/redis_delayed_member.hpp); promotion takes the tag off again.
 #include <chrono>
 
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_push_plan.hpp"
 #include "redis/connection.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/push_plan.hpp"
 #include "rowpump/error.hpp"
 #include "sink/sinks.hpp"
 

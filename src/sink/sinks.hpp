@@ -15,7 +15,7 @@ std::unique_ptr<Sink> make_ndjson_sink(const std::string& path, bool overwrite);
 std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options);
 std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options);
 
-// The connection options of a mysql:// sink: its URL, with the spec's retry budget.
+// The connection options of a MySQL sink (typed or its URL), with the spec's retry budget.
 MySqlOptions sink_mysql_options(const SinkSpec& spec);
 
 }  // namespace rowpump

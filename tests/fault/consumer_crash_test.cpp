@@ -24,7 +24,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 
@@ -315,7 +315,7 @@ TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
                 names.assign(alive.begin(), alive.end());
             }
             queue.heartbeat(names);
-            queue.recover(300ms);
+            queue.reap(300ms);
             std::this_thread::sleep_for(50ms);
         }
     };
@@ -329,7 +329,7 @@ TEST_F(RedisConsumerCrashTest, SilentConsumersAreRecoveredAndNothingIsLost) {
         }
         int batches = 0;
         while (!stop) {
-            const auto popped = queue->pop(50, 50ms);
+            const auto popped = queue->claim(50, 50ms);
             {
                 const std::lock_guard lock(mutex);
                 for (const Task& task : popped) seen.push_back(task.payload);

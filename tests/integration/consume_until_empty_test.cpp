@@ -16,8 +16,8 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "mysql/queue_table.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/mysql_queue_table.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 
@@ -100,7 +100,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
     queue_options.retry.jitter = 0;
     RedisQueue queue(RedisOptions::from_url(redis_url_), queue_options);
     redis_->command({"RPUSH", queue_, "retry"});
-    const auto failing = queue.pop(1);
+    const auto failing = queue.claim(1);
     ASSERT_EQ(failing.size(), 1u);
     ASSERT_EQ(queue.fail(failing[0], "once"), FailOutcome::retried);
     SinkSpec spec;
@@ -115,7 +115,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
 
     for (int i = 0; i < 2; ++i) {
         queue.promote();
-        const auto tasks = queue.pop(1);
+        const auto tasks = queue.claim(1);
         ASSERT_EQ(tasks.size(), 1u);
         queue.ack(tasks[0]);
     }

@@ -1,5 +1,5 @@
 // Delayed tasks whose payloads repeat (a CSV of one low-cardinality column) must all survive the sorted
-// set Q:delayed: each member carries its own tag (redis/delayed_member.hpp). Written through the plain
+// set Q:delayed: each member carries its own tag (queue/redis_delayed_member.hpp). Written through the plain
 // sink, through the exactly-once ledger and by the CLI; promoted by RedisQueue::promote, by `queue
 // promote` and by a consumer; and re-scheduled by failed retries: every task arrives as its bare
 // payload, as many times as it was written. Tables rp_test_*, keys rp_test:*; all removed at the end.
@@ -18,8 +18,8 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/queue.hpp"
 
@@ -166,7 +166,7 @@ TEST_F(DelayedIdentityTest, IdenticalTasksThatFailBothComeBackAfterTheirBackoff)
     options.retry.backoff_cap = 1ms;
     options.retry.jitter = 0;
     RedisQueue queue(RedisOptions::from_url(redis_url_), options);
-    const auto tasks = queue.pop(2);
+    const auto tasks = queue.claim(2);
     ASSERT_EQ(tasks.size(), 2u);
     EXPECT_EQ(queue.fail(tasks[0], "first"), FailOutcome::retried);
     EXPECT_EQ(queue.fail(tasks[1], "second"), FailOutcome::retried);
@@ -176,7 +176,7 @@ TEST_F(DelayedIdentityTest, IdenticalTasksThatFailBothComeBackAfterTheirBackoff)
     std::this_thread::sleep_for(20ms);
     EXPECT_EQ(queue.promote(), 2u);
     EXPECT_EQ(ready(), (std::vector<std::string>{"same", "same"}));
-    const auto again = queue.pop(2);
+    const auto again = queue.claim(2);
     ASSERT_EQ(again.size(), 2u);
     EXPECT_EQ(again[0].payload, "same");
     EXPECT_EQ(again[1].payload, "same");

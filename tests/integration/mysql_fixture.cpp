@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "url.hpp"
 

@@ -382,7 +382,7 @@ TEST_F(MySqlQueueTest, StatsPurgeAndTouch) {
 
     // Claimed 1.2 s ago, older than the 1 s timeout, but renewed: the reaper leaves them alone.
     std::this_thread::sleep_for(1200ms);
-    queue.touch();
+    queue.heartbeat();
     EXPECT_EQ(queue.reap(1s).released, 0u);
 
     queue.ack(tasks);

@@ -12,8 +12,8 @@
 #include <map>
 #include <sstream>
 
-#include "redis/delayed_member.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_queue_keys.hpp"
 
 namespace rowpump::test {
 

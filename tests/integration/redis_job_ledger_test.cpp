@@ -10,8 +10,8 @@
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
 #include "integration/redis_fixture.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::test {

@@ -83,7 +83,7 @@ TEST_F(RedisNamesCliTest, ARetryIsScoredInTheSetsUnit) {
     RedisQueue consumer(RedisOptions::from_url(redis_.url()), options);
     redis::Connection redis(RedisOptions::from_url(redis_.url()));
     redis.command({"RPUSH", "goods", "task"});
-    const auto tasks = consumer.pop(1);
+    const auto tasks = consumer.claim(1);
     ASSERT_EQ(tasks.size(), 1u);
     ASSERT_EQ(consumer.fail(tasks[0], "once"), FailOutcome::retried);
     const double now = std::stod(redis.command({"TIME"}).elements.at(0).text);

@@ -16,8 +16,8 @@
 
 #include "integration/redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "redis/delayed_member.hpp"
-#include "redis/queue_keys.hpp"
+#include "queue/redis_delayed_member.hpp"
+#include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 
 namespace rowpump::test {
@@ -67,7 +67,7 @@ TEST_F(RedisQueueTest, EightConsumersProcessEveryTaskExactlyOnce) {
         threads.emplace_back([&, c] {
             RedisQueue queue = open();
             for (;;) {
-                const auto tasks = queue.pop(100);
+                const auto tasks = queue.claim(100);
                 if (tasks.empty()) break;
                 for (const Task& task : tasks) seen[c].push_back(task.payload);
                 stale += static_cast<int>(queue.ack(tasks).size());
@@ -100,7 +100,7 @@ TEST_F(RedisQueueTest, PriorityListsAreReadInOrderThenTheReadyList) {
     push(redis::priority_list(queue_, "high"), 10, 3);
     RedisQueue queue = open({"high", "low"});
     std::vector<std::string> order;
-    for (auto tasks = queue.pop(2); !tasks.empty(); tasks = queue.pop(2)) {
+    for (auto tasks = queue.claim(2); !tasks.empty(); tasks = queue.claim(2)) {
         for (const Task& task : tasks) order.push_back(task.payload);
         queue.ack(tasks);
     }
@@ -111,7 +111,7 @@ TEST_F(RedisQueueTest, PriorityListsAreReadInOrderThenTheReadyList) {
 TEST_F(RedisQueueTest, ABlockedPopWakesWhenATaskArrivesAndTimesOutOtherwise) {
     RedisQueue queue = open();
     auto started = std::chrono::steady_clock::now();
-    EXPECT_TRUE(queue.pop(1, 300ms).empty());
+    EXPECT_TRUE(queue.claim(1, 300ms).empty());
     EXPECT_GE(std::chrono::steady_clock::now() - started, 290ms);
 
     std::thread producer([&] {
@@ -119,7 +119,7 @@ TEST_F(RedisQueueTest, ABlockedPopWakesWhenATaskArrivesAndTimesOutOtherwise) {
         redis::Connection(options_).command({"RPUSH", queue_, payload(7)});
     });
     started = std::chrono::steady_clock::now();
-    const auto tasks = queue.pop(10, 5s);
+    const auto tasks = queue.claim(10, 5s);
     const auto waited = std::chrono::steady_clock::now() - started;
     producer.join();
     ASSERT_EQ(tasks.size(), 1u);
@@ -137,7 +137,7 @@ TEST_F(RedisQueueTest, ABlockedPopOverPriorityListsSeesEveryList) {
         redis::Connection(options_).command({"RPUSH", redis::priority_list(queue_, "low"), payload(3)});
     });
     const auto started = std::chrono::steady_clock::now();
-    const auto tasks = queue.pop(1, 5s);
+    const auto tasks = queue.claim(1, 5s);
     const auto waited = std::chrono::steady_clock::now() - started;
     producer.join();
     ASSERT_EQ(tasks.size(), 1u);
@@ -163,7 +163,7 @@ TEST_F(RedisQueueTest, DelayedTasksAreNeverDeliveredEarlyAndWithinASecondOfDue) 
     std::map<std::string, std::int64_t> delivered;
     const auto deadline = std::chrono::steady_clock::now() + 5s;
     while (delivered.size() < due.size() && std::chrono::steady_clock::now() < deadline) {
-        for (const Task& task : queue.pop(10, 100ms)) {
+        for (const Task& task : queue.claim(10, 100ms)) {
             delivered[task.payload] = unix_ms_now();
             queue.ack(task);
         }
@@ -187,7 +187,7 @@ TEST_F(RedisQueueTest, APoisonTaskRetriesWithBackoffThenEndsDead) {
     const auto deadline = std::chrono::steady_clock::now() + 5s;
     while (outcomes.size() < 3 && std::chrono::steady_clock::now() < deadline) {
         queue.promote();
-        for (const Task& task : queue.pop(1, 20ms)) {
+        for (const Task& task : queue.claim(1, 20ms)) {
             attempts_seen.push_back(task.attempts);
             outcomes.push_back(queue.fail(task, "boom"));
         }
@@ -200,7 +200,7 @@ TEST_F(RedisQueueTest, APoisonTaskRetriesWithBackoffThenEndsDead) {
     const QueueStats stats = queue.stats();
     EXPECT_EQ(stats.dead, 1u);
     EXPECT_EQ(queue.requeue_dead(), 1u);
-    const auto again = queue.pop(1);
+    const auto again = queue.claim(1);
     ASSERT_EQ(again.size(), 1u);
     EXPECT_EQ(again[0].attempts, 0);
 }
@@ -212,11 +212,11 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
     options.retry.backoff_cap = 10s;
     options.retry.jitter = 0;
     RedisQueue queue(options_, options);
-    const auto tasks = queue.pop(1);
+    const auto tasks = queue.claim(1);
     ASSERT_EQ(tasks.size(), 1u);
     const std::int64_t before = unix_ms_now();
     EXPECT_EQ(queue.fail(tasks[0], "later"), FailOutcome::retried);
-    // The retry's member is the payload behind a writer-0 tag (redis/delayed_member.hpp).
+    // The retry's member is the payload behind a writer-0 tag (queue/redis_delayed_member.hpp).
     const auto scored = connection_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
     ASSERT_EQ(scored.size(), 2u);
     EXPECT_EQ(scored[0].text.substr(0, 20), "rp1:0000000000000000");
@@ -230,12 +230,12 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
 TEST_F(RedisQueueTest, ASilentConsumersTasksAreRecoveredAndItsAckIsRefused) {
     push(queue_, 0, 5);
     RedisQueue silent = open();
-    const auto held = silent.pop(3);
+    const auto held = silent.claim(3);
     ASSERT_EQ(held.size(), 3u);
     RedisQueue other = open();
-    EXPECT_EQ(other.recover(10s).released, 0u) << "a fresh heartbeat must not be recovered";
+    EXPECT_EQ(other.reap(10s).released, 0u) << "a fresh heartbeat must not be recovered";
     std::this_thread::sleep_for(50ms);
-    const ReapResult recovered = other.recover(20ms);
+    const ReapResult recovered = other.reap(20ms);
     EXPECT_EQ(recovered.released, 3u);
     // Back at the head of the ready list, in their order.
     EXPECT_EQ(list_items(*connection_, queue_),
@@ -243,7 +243,7 @@ TEST_F(RedisQueueTest, ASilentConsumersTasksAreRecoveredAndItsAckIsRefused) {
     EXPECT_THROW(silent.ack(held[0]), StaleClaim);
     EXPECT_EQ(silent.ack(held), (std::vector<std::size_t>{0, 1, 2}));
 
-    const auto again = other.pop(1);
+    const auto again = other.claim(1);
     ASSERT_EQ(again.size(), 1u);
     EXPECT_EQ(again[0].attempts, 1) << "a crash counts as an attempt";
 }
@@ -254,10 +254,10 @@ TEST_F(RedisQueueTest, AConsumerRestartedUnderItsNameTakesOverWhatItHeld) {
     options.consumer = "worker-a";
     {
         RedisQueue first(options_, options);
-        ASSERT_EQ(first.pop(2).size(), 2u);
+        ASSERT_EQ(first.claim(2).size(), 2u);
     }  // dies holding two
     RedisQueue second(options_, options);
-    const auto tasks = second.pop(3);
+    const auto tasks = second.claim(3);
     ASSERT_EQ(tasks.size(), 3u);
     EXPECT_EQ(tasks[0].payload, payload(0));
     EXPECT_EQ(tasks[1].payload, payload(1));
@@ -268,7 +268,7 @@ TEST_F(RedisQueueTest, AConsumerRestartedUnderItsNameTakesOverWhatItHeld) {
 TEST_F(RedisQueueTest, ReleasedTasksGoBackToTheHeadInOrder) {
     push(queue_, 0, 4);
     RedisQueue queue = open();
-    const auto tasks = queue.pop(3);
+    const auto tasks = queue.claim(3);
     ASSERT_EQ(tasks.size(), 3u);
     queue.release({tasks[1], tasks[2]});
     EXPECT_EQ(list_items(*connection_, queue_), (std::vector<std::string>{payload(1), payload(2), payload(3)}));

@@ -15,9 +15,9 @@
 
 #include "integration/redis_fixture.hpp"
 #include "mysql/connection.hpp"
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
+#include "queue/redis_delayed_member.hpp"
 #include "redis/connection.hpp"
-#include "redis/delayed_member.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "redis/push_plan.hpp"
+#include "queue/redis_push_plan.hpp"
 
 namespace rowpump::test {
 

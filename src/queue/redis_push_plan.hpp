@@ -2,7 +2,7 @@
 // How a batch of messages becomes Redis commands, in message order: each run of consecutive messages
 // bound for the same key is one variadic RPUSH/LPUSH (a ready list) or ZADD (the delayed set, scored by
 // due time in Unix ms, or s with SinkSpec::delay_score), of at most ~1000 values. Delayed messages go in
-// as tagged members (redis/delayed_member.hpp), so identical payloads stay separate tasks, unless
+// as tagged members (queue/redis_delayed_member.hpp), so identical payloads stay separate tasks, unless
 // SinkSpec::delayed_members asks for bare payloads. The plain sink pipelines these
 // commands; the exactly-once job writer wraps them in a MULTI with the range's checkpoint.
 // The sidekiq and celery layouts (SinkSpec::layout) name the keys as those frameworks do: Sidekiq's
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "redis/delayed_member.hpp"
+#include "queue/redis_delayed_member.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump::redis {

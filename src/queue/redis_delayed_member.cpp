@@ -1,4 +1,4 @@
-#include "redis/delayed_member.hpp"
+#include "queue/redis_delayed_member.hpp"
 
 #include <algorithm>
 #include <random>

@@ -1,4 +1,4 @@
-#include "redis/queue_keys.hpp"
+#include "queue/redis_queue_keys.hpp"
 
 #include "brace_template.hpp"
 #include "rowpump/error.hpp"

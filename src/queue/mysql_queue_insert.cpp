@@ -1,4 +1,4 @@
-#include "mysql/queue_insert.hpp"
+#include "queue/mysql_queue_insert.hpp"
 
 #include <algorithm>
 #include <bit>

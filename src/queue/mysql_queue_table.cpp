@@ -1,4 +1,4 @@
-#include "mysql/queue_table.hpp"
+#include "queue/mysql_queue_table.hpp"
 
 #include <array>
 #include <map>

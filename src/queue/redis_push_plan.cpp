@@ -1,10 +1,10 @@
-#include "redis/push_plan.hpp"
+#include "queue/redis_push_plan.hpp"
 
 #include <charconv>
 #include <set>
 
+#include "queue/redis_queue_keys.hpp"
 #include "redis/connection.hpp"
-#include "redis/queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {

@@ -1,0 +1,155 @@
+// The one grammar of sink and queue-source URIs (src/url.hpp, target_kind) and the typed targets beside it
+// (SinkSpec::redis, SinkSpec::mysql; src/sink/sink_target.hpp). No server: nothing here connects.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "rowpump/error.hpp"
+#include "rowpump/sink.hpp"
+#include "sink/sink_target.hpp"
+#include "sink/sinks.hpp"
+#include "url.hpp"
+
+namespace rowpump {
+namespace {
+
+std::string usage_error(TargetRole role, const std::string& uri) {
+    try {
+        target_kind(uri, role);
+    } catch (const UsageError& error) {
+        return error.what();
+    }
+    ADD_FAILURE() << "no UsageError for '" << uri << "'";
+    return {};
+}
+
+TEST(TargetGrammar, EverySinkFormHasItsKind) {
+    EXPECT_EQ(target_kind("stdout", TargetRole::sink), TargetKind::stdout_stream);
+    EXPECT_EQ(target_kind("file:out.ndjson", TargetRole::sink), TargetKind::file);
+    EXPECT_EQ(target_kind("file:///tmp/out.ndjson", TargetRole::sink), TargetKind::file);
+    EXPECT_EQ(target_kind("redis://127.0.0.1:6379/0", TargetRole::sink), TargetKind::redis);
+    EXPECT_EQ(target_kind("mysql://u@127.0.0.1/db", TargetRole::sink), TargetKind::mysql);
+    EXPECT_EQ(target_kind("mariadb://u@127.0.0.1/db", TargetRole::sink), TargetKind::mysql);
+}
+
+// `queue --source` refused mariadb:// while sinks and job stores took it.
+TEST(TargetGrammar, QueueSourcesTakeTheSameServerSchemesAsSinks) {
+    for (const char* uri : {"redis://127.0.0.1:6379/0", "mysql://u@127.0.0.1/db", "mariadb://u@127.0.0.1/db"})
+        EXPECT_EQ(target_kind(uri, TargetRole::queue_source), target_kind(uri, TargetRole::sink)) << uri;
+}
+
+TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
+    for (const char* uri : {"", "ftp://host/x", "rediss://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x",
+                            "MySQL://u@h/db", "redis:/h"}) {
+        EXPECT_EQ(usage_error(TargetRole::sink, uri),
+                  "unsupported sink '" + std::string(uri) +
+                      "': expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+        EXPECT_EQ(usage_error(TargetRole::queue_source, uri),
+                  "unsupported queue source '" + std::string(uri) +
+                      "': expected redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db (neither stdout "
+                      "nor a file holds a queue)");
+    }
+}
+
+TEST(TargetGrammar, AQueueSourceIsNeitherStdoutNorAFile) {
+    for (const char* uri : {"stdout", "file:tasks.ndjson"})
+        EXPECT_NE(usage_error(TargetRole::queue_source, uri).find("neither stdout nor a file holds a queue"),
+                  std::string::npos)
+            << uri;
+}
+
+TEST(TargetGrammar, ErrorsNeverShowThePassword) {
+    for (TargetRole role : {TargetRole::sink, TargetRole::queue_source}) {
+        const std::string message = usage_error(role, "postgres://user:hunter2@db/x");
+        EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+        EXPECT_NE(message.find("postgres://user:***@db/x"), std::string::npos) << message;
+    }
+}
+
+TEST(TargetGrammar, FilePaths) {
+    EXPECT_EQ(target_file_path("file:out.ndjson"), "out.ndjson");
+    EXPECT_EQ(target_file_path("file:///tmp/out.ndjson"), "/tmp/out.ndjson");
+    for (const char* uri : {"file:", "file://"}) EXPECT_THROW(target_file_path(uri), UsageError) << uri;
+}
+
+// ---------------------------------------------------------------------------------------- typed targets
+
+// What an embedding program could not put into a URL without escaping it: '@', '/', ':', '?' and '%'.
+const std::string awkward_password = "p@ss/w:rd?%41";
+
+TEST(TypedSinkTarget, RedisOptionsArriveAsGiven) {
+    RedisOptions options;
+    options.host = "10.0.0.7";
+    options.port = 6380;
+    options.db = 3;
+    options.password = awkward_password;
+    const SinkSpec spec = SinkSpec::redis(options, "orders");
+    EXPECT_EQ(spec.queue, "orders");
+    EXPECT_EQ(spec.uri.find(awkward_password), std::string::npos) << "the uri only shows the target: " << spec.uri;
+    EXPECT_EQ(spec.uri, "redis://:***@10.0.0.7:6380/3");
+
+    const SinkTarget target = sink_target(spec);
+    ASSERT_EQ(target.kind, TargetKind::redis);
+    ASSERT_TRUE(target.redis);
+    EXPECT_EQ(target.redis->password, awkward_password);
+    EXPECT_EQ(target.redis->host, "10.0.0.7");
+    EXPECT_EQ(target.redis->port, 6380u);
+    EXPECT_EQ(target.redis->db, 3);
+}
+
+TEST(TypedSinkTarget, MySqlOptionsArriveAsGivenWithTheirRetryBudget) {
+    MySqlOptions options;
+    options.user = "app";
+    options.password = awkward_password;
+    options.database = "shop";
+    options.retry_budget = std::chrono::seconds(7);
+    const SinkSpec spec = SinkSpec::mysql(options, "jobs");
+    EXPECT_EQ(spec.queue, "jobs");
+    EXPECT_EQ(spec.retry_seconds, 7u);
+    EXPECT_EQ(spec.uri.find(awkward_password), std::string::npos) << spec.uri;
+    EXPECT_EQ(sink_kind(spec), TargetKind::mysql);
+
+    const MySqlOptions opened = sink_mysql_options(spec);
+    EXPECT_EQ(opened.password, awkward_password);
+    EXPECT_EQ(opened.user, "app");
+    EXPECT_EQ(opened.database, "shop");
+    EXPECT_EQ(opened.retry_budget, std::chrono::seconds(7));
+}
+
+TEST(TypedSinkTarget, ATypedTargetWinsOverTheUri) {
+    RedisOptions options;
+    options.port = 6390;
+    SinkSpec spec = SinkSpec::redis(options, "q");
+    spec.uri = "kafka://not-parsed";
+    const SinkTarget target = sink_target(spec);
+    ASSERT_EQ(target.kind, TargetKind::redis);
+    EXPECT_EQ(target.redis->port, 6390u);
+}
+
+TEST(TypedSinkTarget, TwoTargetsAreRefused) {
+    SinkSpec spec = SinkSpec::redis(RedisOptions{}, "q");
+    spec.mysql_target = MySqlOptions{};
+    EXPECT_THROW(sink_kind(spec), UsageError);
+}
+
+// The queue is checked before anything connects (the typed targets point at port 1, which never answers).
+TEST(TypedSinkTarget, MakeSinkStillNeedsAQueue) {
+    RedisOptions redis;
+    redis.port = 1;
+    MySqlOptions mysql;
+    mysql.port = 1;
+    mysql.user = "u";
+    for (const SinkSpec& spec : {SinkSpec::redis(redis, ""), SinkSpec::mysql(mysql, "")}) {
+        try {
+            make_sink(spec);
+            ADD_FAILURE() << "no UsageError for " << spec.uri;
+        } catch (const UsageError& error) {
+            EXPECT_NE(std::string(error.what()).find("--queue"), std::string::npos) << error.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace rowpump
