@@ -47,7 +47,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
 small_rows="${BENCH_ROWS:-${ROWS:-0}}"
 sections="${BENCH_SECTIONS:-redis file read mysql idin big}"

@@ -25,7 +25,6 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
 sinks="${BENCH_SINKS:-redis mysql}"
 workers="${BENCH_WORKERS:-}"

@@ -19,7 +19,6 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
 partitions="${BENCH_PARTITIONS:-32}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }

@@ -24,7 +24,6 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-5}"
 page_sizes="${BENCH_PAGE_SIZES:-1000 5000 10000 20000}"
 table="${BENCH_TABLE:-sbtest1}"

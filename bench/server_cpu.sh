@@ -15,7 +15,6 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-3}"
 partitions="${BENCH_PARTITIONS:-8}"
 key=rp_bench_server_cpu

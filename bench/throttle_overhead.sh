@@ -23,7 +23,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 runs="${BENCH_RUNS:-5}"
 workers="${BENCH_WORKERS:-}"
 cores="$(nproc)"

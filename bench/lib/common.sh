@@ -4,6 +4,8 @@
 # line, rowpump's sink URLs with password files, server CPU ticks, medians.
 
 bench_name="$(basename "$0")"
+# The rowpump each script measures: ROWPUMP_BIN, or this checkout's build.
+rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 log() { echo "$bench_name: $*" >&2; }
 
 # require_env NAME: exits 2, with the hint, when the connection variable NAME is empty.
