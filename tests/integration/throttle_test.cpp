@@ -4,6 +4,7 @@
 // /metrics passes promtool. Each run is the built CLI, watched through its own --http endpoint.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -355,6 +356,28 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     expect_every_row_once(rows);
     // Without a terminal, a progress line says at once that the copy is held, and why.
     EXPECT_TRUE(contains(run.err(), "rows/s, ETA ?; paused: pause file " + pause_file_ + " exists")) << run.describe();
+}
+
+// A copy is batch work to the scheduler, in every thread: woken by the server's data, it does not
+// preempt the server (src/cli/main.cpp says what that saved).
+TEST_F(ThrottleTest, EveryThreadOfACopyRunsAsBatchWork) {
+    const auto table = numbered_table(1000);
+    std::ofstream(pause_file_) << "";
+    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    const int port = endpoint_port(run);
+    ASSERT_GT(port, 0);
+    wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+    int threads = 0;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(run.pid()) + "/task")) {
+        const int policy = ::sched_getscheduler(static_cast<pid_t>(std::stoi(task.path().filename().string())));
+        if (policy < 0) continue;  // a thread that ended meanwhile
+        ++threads;
+        EXPECT_EQ(policy, SCHED_BATCH) << "thread " << task.path().filename() << "\n" << run.describe();
+    }
+    EXPECT_GT(threads, 2) << "the main thread, a worker and the HTTP server at least";
+    std::filesystem::remove(pause_file_);
+    EXPECT_EQ(finish(run), 0) << run.describe();
+    expect_every_row_once(1000);
 }
 
 // Ctrl-C while the copy is held: the waiting workers stop without reading another page.
