@@ -171,6 +171,18 @@ protected:
         return args;
     }
 
+    // A file backfill of `table` that the pause file holds at its start, once it says it is held; nullptr
+    // (and a failure) if it never served its status.
+    std::unique_ptr<CliProcess> held_backfill(const std::string& table) {
+        std::ofstream(pause_file_) << "";
+        auto run = std::make_unique<CliProcess>(file_backfill(table, 500, {"--pause-file", pause_file_}));
+        const int port = endpoint_port(*run);
+        EXPECT_GT(port, 0) << run->describe();
+        if (port <= 0) return nullptr;
+        wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+        return run;
+    }
+
     void expect_every_row_once(int rows) {
         const FileRows got = file_rows(output_);
         EXPECT_EQ(got.rows, static_cast<std::size_t>(rows));
@@ -361,12 +373,9 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
 // A copy is batch work to the scheduler, in every thread: woken by the server's data, it does not
 // preempt the server (src/cli/main.cpp says what that saved).
 TEST_F(ThrottleTest, EveryThreadOfACopyRunsAsBatchWork) {
-    const auto table = numbered_table(1000);
-    std::ofstream(pause_file_) << "";
-    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
-    const int port = endpoint_port(run);
-    ASSERT_GT(port, 0);
-    wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+    const auto held = held_backfill(numbered_table(1000));
+    ASSERT_TRUE(held);
+    CliProcess& run = *held;
     int threads = 0;
     for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(run.pid()) + "/task")) {
         const int policy = ::sched_getscheduler(static_cast<pid_t>(std::stoi(task.path().filename().string())));
@@ -382,12 +391,9 @@ TEST_F(ThrottleTest, EveryThreadOfACopyRunsAsBatchWork) {
 
 // Ctrl-C while the copy is held: the waiting workers stop without reading another page.
 TEST_F(ThrottleTest, StopWhileHeldReadsNoMorePages) {
-    const auto table = numbered_table(5000);
-    std::ofstream(pause_file_) << "";
-    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
-    const int port = endpoint_port(run);
-    ASSERT_GT(port, 0);
-    wait_for_status(port, 2s, [](const Status& s) { return s.state == "paused"; });
+    const auto held = held_backfill(numbered_table(5000));
+    ASSERT_TRUE(held);
+    CliProcess& run = *held;
     std::this_thread::sleep_for(300ms);
     run.signal(SIGINT);
     EXPECT_EQ(finish(run, 20s), 3) << run.describe();
