@@ -66,11 +66,12 @@ void log_to_stderr() {
 
 // The commands that move rows (read, backfill, run) are batch work, and say so to the scheduler before
 // they start a thread (threads inherit it): a SCHED_BATCH thread that wakes never preempts the one
-// running. Where the database shares the host, and on this 2-core machine in every benchmark, a reader
-// woken by each 16 KB the server sent used to preempt the server's own thread: 7,000-9,600 involuntary
-// switches of mariadbd in a 1M-row file backfill against 2,000-3,000 for mydumper; 110-170 as a batch.
-// The client's CPU for a 1M-row Redis backfill went from 0.48-0.52 s to 0.38-0.46 s. Consumers
-// (queue) are left as they are: the handlers they start would inherit the policy.
+// running. Where the database shares the host (on this 2-core machine, in every benchmark), a reader woken
+// by each 16 KB the server sent used to preempt the server's own thread: in a 1M-row file backfill,
+// mariadbd was preempted 6,700-10,600 times (mydumper: 400-1,900); as batch work, 69-151 times, and its
+// median CPU went from 0.64 to 0.58 s. The client's CPU moved within the noise (two A/B runs: 0.50 to
+// 0.40 s, 0.45 to 0.43 s for a Redis backfill). Consumers (queue) are left as they are: the handlers
+// they start would inherit the policy.
 void schedule_as_batch_work() {
     const sched_param no_priority{};
     if (::sched_setscheduler(0, SCHED_BATCH, &no_priority) != 0)
