@@ -1,11 +1,13 @@
 #include "cli/read_command.hpp"
 
 #include <cstdio>
-#include <future>
+#include <exception>
+#include <thread>
 
 #include "cli/number_flags.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
+#include "run/page_queue.hpp"
 
 namespace rowpump::cli {
 
@@ -46,19 +48,41 @@ int run_read(const ReadOptions& options) {
 
     std::uint64_t written = 0;
     const std::uint64_t limit = options.limit ? options.limit : UINT64_MAX;
-    // Read the next page while this one is encoded and written.
-    auto next = std::async(std::launch::async, [&] { return reader.next_page(); });
-    while (auto page = next.get()) {
-        const bool more = written + page->row_count() < limit;
-        if (more) next = std::async(std::launch::async, [&] { return reader.next_page(); });
-        for (std::size_t row = 0; row < page->row_count() && written < limit; ++row, ++written) {
-            encoder->encode(*page, row, out);
-            out += '\n';
+    // The reader runs ahead of the encoder by up to two pages, so the server always has the next page's
+    // query as soon as it sent the last row of a page: one page handed over per std::async left the
+    // server idle whenever encoding a page took longer than reading the next.
+    PageQueue pages(2);
+    std::exception_ptr read_failure;
+    std::thread read_ahead([&] {
+        try {
+            std::uint64_t read = 0;
+            while (read < limit) {
+                auto page = reader.next_page();
+                if (!page) break;
+                read += page->row_count();
+                if (!pages.push(std::move(*page))) break;
+            }
+        } catch (...) {
+            read_failure = std::current_exception();
         }
-        write_or_throw(out);
-        out.clear();
-        if (!more) break;
+        pages.close();
+    });
+    try {
+        while (auto page = pages.pop()) {
+            for (std::size_t row = 0; row < page->row_count() && written < limit; ++row, ++written) {
+                encoder->encode(*page, row, out);
+                out += '\n';
+            }
+            write_or_throw(out);
+            out.clear();
+        }
+    } catch (...) {
+        pages.abandon();
+        read_ahead.join();
+        throw;
     }
+    read_ahead.join();
+    if (read_failure) std::rethrow_exception(read_failure);
     if (std::fflush(stdout) != 0) throw Error("cannot write to standard output");
     return 0;
 }
