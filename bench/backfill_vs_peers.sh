@@ -11,7 +11,8 @@
 #   mysql   rowpump backfill --sink MYSQL --queue T, without and with --job-id  vs  the mariadb client
 #           loading the same payloads as 1000-row INSERTs into an identical table (rowpump queue init)
 #   idin    rowpump read --strategy id-in  vs  --strategy keyset (both CSV to /dev/null) on rp_bench_dept_emp,
-#           an employees-style dept_emp: PRIMARY KEY (emp_no, dept_no), KEY (dept_no), 331,603 rows
+#           an employees-style dept_emp: PRIMARY KEY (emp_no, dept_no), KEY (dept_no), 331,603 rows;
+#           then the same pair with --where "dept_no <> 'd005'" (information, not a goal)
 #   big     rowpump backfill into Redis of rp_bench_sbtest_big, 4x the rows, against the redis item's median
 #           (its goal needs the redis item)
 #
@@ -232,6 +233,7 @@ log "$rows rows of $db_name.$table; load $load_before on $cores cores; $runs rou
 log "warm-up of the buffer pool: a client read of the table"
 mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
 client_read() { mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $1 ORDER BY $2" "$db_name"; }
+client_count() { mariadb --defaults-extra-file="$client_config" -N -e "SELECT COUNT(*) FROM $1 WHERE $2" "$db_name"; }
 page_args=()
 [[ -z "$page_size" ]] || page_args=(--page-size "$page_size")
 
@@ -335,8 +337,14 @@ run_mysql() {
 rm -f "$private_dir/insert.sql"
 
 # ---- idin: id-in against keyset on a composite key --------------------------------------------------------
+# idin_filter_*: the same with a filter, where phase 2 sends the list of keys (docs/DESIGN.md, "Paging").
+idin_filter="dept_no <> 'd005'"
 run_idin() {
-  measure "$1" "$dept_emp_rows" "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "${1#idin_}" --format csv
+  case "$1" in
+    idin_filter_*) measure "$1" "$dept_emp_filtered_rows" "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" \
+                     --strategy "${1#idin_filter_}" --where "$idin_filter" --format csv ;;
+    *) measure "$1" "$dept_emp_rows" "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "${1#idin_}" --format csv ;;
+  esac
 }
 if section_on idin; then
   client_read "$dept_emp_table" "emp_no, dept_no" >/dev/null
@@ -345,6 +353,12 @@ if section_on idin; then
       "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "$strategy" --format csv
   done
   rounds idin run_idin idin_id-in idin_keyset
+  dept_emp_filtered_rows="$(client_count "$dept_emp_table" "$idin_filter")"
+  for strategy in id-in keyset; do
+    expect_lines "rowpump read --strategy $strategy --where" "$((dept_emp_filtered_rows + 1))" \
+      "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "$strategy" --where "$idin_filter" --format csv
+  done
+  rounds idin run_idin idin_filter_id-in idin_filter_keyset
 fi
 
 # ---- big: 4x the rows through rowpump -----------------------------------------------------------------
@@ -464,6 +478,13 @@ big_label="\`rowpump backfill --sink redis\`, $big_rows rows of \`$big_table\`"
     table_head
     result_row "$idin_label" idin_id-in idin_keyset
     result_row "$keyset_label" idin_keyset idin_keyset
+    echo
+    echo "Without a filter, id-in's phase 2 reads the span of phase 1's keys; with one it sends their list."
+    echo "The same pair with \`--where \"$idin_filter\"\` ($dept_emp_filtered_rows rows; not a goal):"
+    echo
+    table_head
+    result_row "${idin_label%\`*} --where ...\`" idin_filter_id-in idin_filter_keyset
+    result_row "${keyset_label%\`*} --where ...\`" idin_filter_keyset idin_filter_keyset
   fi
   if measured big_rowpump; then
     echo
