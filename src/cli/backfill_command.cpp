@@ -90,7 +90,8 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                         "Adapt page size toward this time per page (0: keep --page-size fixed)")
         ->check(whole_number(0, 3'600'000));
     command->add_option("--max-page-size", options.max_page_size,
-                        "Largest adaptive page, at least --page-size (default: 5000, or --page-size when larger)")
+                        "Largest adaptive page, at least --page-size (default: " +
+                            std::to_string(ReadSpec{}.max_page_size) + ", or --page-size when larger)")
         ->check(whole_number(1, 1'000'000));
     command->add_option("--job-id", options.job_id,
                         "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); "
@@ -115,7 +116,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
 
 namespace {
 
-constexpr std::size_t default_max_page_size = 5000;
+const std::size_t default_max_page_size = ReadSpec{}.max_page_size;
 
 std::size_t max_page_size(const BackfillOptions& options) {
     const std::size_t page_size = options.source.page_size;

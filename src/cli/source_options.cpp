@@ -44,7 +44,10 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
     command.add_option("--where", options.where,
                        "SQL condition the rows must meet: one expression with balanced parentheses, no ';' or '?' "
                        "(a -- or # comment must end in a newline)");
-    command.add_option("--page-size", options.page_size, "Rows per page (default: 5000)")->check(whole_number(1, 1'000'000));
+    command
+        .add_option("--page-size", options.page_size,
+                    "Rows per page (default: " + std::to_string(ReadSpec{}.page_size) + ")")
+        ->check(whole_number(1, 1'000'000));
     command.add_option("--strategy", options.strategy, "Paging strategy")
         ->check(CLI::IsMember({"keyset", "deferred-join", "id-in", "offset"}));
     command.add_option("--null-keys", options.null_keys,

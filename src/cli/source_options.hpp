@@ -17,7 +17,7 @@ struct SourceOptions {
     std::vector<std::string> key;
     std::vector<std::string> columns;
     std::string where;
-    std::size_t page_size = 5000;
+    std::size_t page_size = ReadSpec{}.page_size;
     std::string strategy = "keyset";
     std::string null_keys = "refuse";
     // Unset: the URL's value, else the defaults of MySqlOptions and ReadSpec (stated in --help).

@@ -13,9 +13,9 @@
 //     where: "status = 'paid'"       # optional SQL condition
 //     strategy: keyset               # keyset | deferred-join | id-in | offset
 //     null_keys: refuse              # refuse | first
-//     page_size: 5000                # first page's rows (default 5000)
+//     page_size: 10000               # first page's rows (default 10000)
 //     page_time_ms: 250              # adaptive target time per page (default 250; 0: fixed page size)
-//     max_page_size: 5000            # largest adaptive page (default 5000, at least page_size)
+//     max_page_size: 10000           # largest adaptive page (default 10000, at least page_size)
 //     set_vars: "innodb_lock_wait_timeout=5,max_statement_time=30"   # session variables, optional
 //     consistent_snapshot: false     # every worker reads one snapshot (docs/tls-and-session.md)
 //   partitions:
