@@ -33,7 +33,8 @@
 #   ROWS=50000 BENCH_RUNS=1 ROWPUMP_BIN=build/rowpump bench/backfill_vs_peers.sh   # a check, under a minute
 #
 # Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump),
-# ROWS / BENCH_ROWS (0: the whole sbtest1), BENCH_RUNS (3), BENCH_SECTIONS ("redis file read mysql idin big"),
+# ROWS / BENCH_ROWS (0: the whole sbtest1), BENCH_RUNS (5: on a shared machine medians of 3 moved by 10-20%
+# from run to run), BENCH_SECTIONS ("redis file read mysql idin big"),
 # BENCH_BIG_ROWS (4x the rows; 0 skips the big item), BENCH_DEPT_EMP_ROWS (331603, or the rows in the small
 # mode), BENCH_KEEP_TABLES (0: rp_bench_sbtest_big and rp_bench_dept_emp are dropped at the end if this run
 # created them; 1 keeps them for the next run), BENCH_PAGE_SIZE (rowpump's default when unset; read and
@@ -48,7 +49,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/bench/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-runs="${BENCH_RUNS:-3}"
+runs="${BENCH_RUNS:-5}"
 small_rows="${BENCH_ROWS:-${ROWS:-0}}"
 sections="${BENCH_SECTIONS:-redis file read mysql idin big}"
 keep_tables="${BENCH_KEEP_TABLES:-0}"
