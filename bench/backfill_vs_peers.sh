@@ -146,12 +146,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# rounds ITEM RUNNER NAME...: a warm-up run of each NAME (not counted), then $runs rounds of RUNNER NAME,
-# the order rotating each round.
+# rounds ITEM RUNNER NAME...: once InnoDB has settled (settle_innodb), a warm-up run of each NAME (not counted),
+# then $runs rounds of RUNNER NAME, the order rotating each round.
 rounds() {
   local item="$1" runner="$2" round i name line
   shift 2
   local names=("$@")
+  settle_innodb
   log "$item: warm-up run of $*"
   for name in "${names[@]}"; do "$runner" "$name"; rm -f "$private_dir/$name.times"; done
   for ((round = 0; round < runs; ++round)); do
@@ -250,6 +251,11 @@ run_redis() {
   redis DEL "$redis_key" >/dev/null
 }
 ! section_on redis || rounds redis run_redis redis_rowpump redis_careful
+# Right after the redis item, under the same server state, since its goal is a ratio to that item's median.
+if section_on big; then
+  client_read "$big_table" id >/dev/null
+  rounds big run_redis big_rowpump
+fi
 
 # ---- file: to files, against mydumper -------------------------------------------------------------------
 dump_dir="$private_dir/dump"
@@ -363,10 +369,6 @@ if section_on idin; then
 fi
 
 # ---- big: 4x the rows through rowpump -----------------------------------------------------------------
-if section_on big; then
-  client_read "$big_table" id >/dev/null
-  rounds big run_redis big_rowpump
-fi
 uptime_after="$(uptime_line)"
 
 # ---- results ----------------------------------------------------------------------------------------

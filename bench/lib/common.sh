@@ -79,6 +79,21 @@ mysql_connection() {
 
 sql() { mariadb --defaults-extra-file="$client_config" --batch -N "$db_name" -e "$1"; }
 
+# Waits (at most 60 s) until InnoDB has flushed what earlier work left dirty (to 1% of the buffer pool:
+# it leaves a few hundred pages dirty at idle for good) and purged its undo, so that a run is not charged
+# for the page cleaner and purge threads of the work before it. Says how long it waited.
+settle_innodb() {
+  local started=$SECONDS dirty history total
+  total="$(sql "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'" | cut -f2)"
+  while ((SECONDS - started < 60)); do
+    dirty="$(sql "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" | cut -f2)"
+    history="$(sql "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'" | cut -f2)"
+    ((${dirty:-0} * 100 <= ${total:-0} && ${history:-0} <= 1000)) && break
+    sleep 1
+  done
+  log "InnoDB settled in $((SECONDS - started)) s (dirty pages ${dirty:-?}, undo history ${history:-?})"
+}
+
 # redis_connection: ROWPUMP_REDIS_URL, redis://[[user]:pass@]host[:port][/db][?query], into redis_user
 # (still URL-encoded), redis_auth (the password), redis_host, redis_port, redis_db and redis_sink, the URL
 # without its password. redis ARGS... runs redis-cli on it, the password in REDISCLI_AUTH.
