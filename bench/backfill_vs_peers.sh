@@ -430,7 +430,8 @@ big_label="\`rowpump backfill --sink redis\`, $big_rows rows of \`$big_table\`"
   echo
   echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo
-  echo "Per work item: a warm-up run of each tool, then $runs round(s), the order rotating each round; medians."
+  echo "Per work item: once InnoDB has flushed and purged what the item before left (at most 60 s), a warm-up run"
+  echo "of each tool, then $runs round(s), the order rotating each round; medians."
   echo "Every run is checked to leave or print exactly its rows. rows/s = rows / median wall. Ratio vs the peer ="
   echo "the tool's rows/s / the peer's (above 1: faster). Client CPU = user+sys of the command (GNU time); MariaDB"
   echo "and Redis CPU = utime+stime of each server's /proc/PID/stat over the run; floor = (client + MariaDB +"
