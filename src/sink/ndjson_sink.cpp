@@ -44,11 +44,19 @@ public:
     // and reports a full disk in the write() that caused it, not at exit.
     void write(const std::vector<Message>& batch) {
         const std::lock_guard lock(mutex_);
+        // stdio's own lock once per batch, not twice per line (fwrite and fputc each took it: 4% of a file
+        // backfill's client CPU).
+        flockfile(file_);
+        bool written = true;
         for (const Message& message : batch) {
-            if (std::fwrite(message.payload.data(), 1, message.payload.size(), file_) != message.payload.size() ||
-                std::fputc('\n', file_) == EOF)
-                fail();
+            if (fwrite_unlocked(message.payload.data(), 1, message.payload.size(), file_) != message.payload.size() ||
+                putc_unlocked('\n', file_) == EOF) {
+                written = false;
+                break;
+            }
         }
+        funlockfile(file_);
+        if (!written) fail();
         if (std::fflush(file_) != 0) fail();
     }
 
