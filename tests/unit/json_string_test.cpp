@@ -43,6 +43,28 @@ TEST(JsonStringTest, EveryByteValueAtEveryPlaceOfABlock) {
     }
 }
 
+// A text of 16 bytes or more ends with a block that overlaps the one before: an escape is found in the
+// overlap, after it and before it, once, whatever the length, and a second escape after the first too.
+TEST(JsonStringTest, EveryLengthWithEscapesAtEveryPlace) {
+    const std::string bytes = std::string("\"\\\n\x01\x1F\x20\x7F\xC3", 8);
+    for (std::size_t length = 1; length <= 48; ++length) {
+        for (std::size_t at = 0; at < length; ++at) {
+            for (char byte : bytes) {
+                std::string text(length, 'a');
+                text[at] = byte;
+                ASSERT_EQ(written(text), reference(text))
+                    << "length " << length << ", byte " << int(byte) << " at " << at;
+                for (std::size_t second = at + 1; second < length; ++second) {
+                    std::string twice = text;
+                    twice[second] = '"';
+                    ASSERT_EQ(written(twice), reference(twice))
+                        << "length " << length << ", at " << at << " and " << second;
+                }
+            }
+        }
+    }
+}
+
 TEST(JsonStringTest, EmptyRunsOfEscapesAndUtf8) {
     EXPECT_EQ(written(""), "\"\"");
     EXPECT_EQ(written(std::string("\0\0", 2)), "\"\\u0000\\u0000\"");
