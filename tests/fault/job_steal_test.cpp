@@ -108,9 +108,9 @@ TEST_P(JobStealTest, IdleWorkersSplitLeasedRangesExactlyOnce) {
 // No rate cap: each owner's reader runs pages ahead of its writer, so pages read under the bound before a
 // split are in flight when the split lands, and must not reach past the split key into the thief's part.
 TEST_P(JobStealTest, SplitsWhileOwnersReadAheadAtFullSpeedExactlyOnce) {
-    // Whether an idle worker splits before the owners finish is a race, and reads got faster: 1 test of
-    // 15 then saw none of its 3 runs split (a run without one about 1 time in 3). So up to 8 runs, until
-    // 3 have split: 8 runs without a split would be about 1 in 6,500.
+    // Whether an idle worker splits before the owners finish is a race: 1 test of 15 saw none of its 3
+    // runs split (a run without one about 1 time in 3). So up to 8 runs, until 3 have split: 8 runs
+    // without a split would be about 1 in 6,500.
     int runs_with_splits = 0;
     for (int run = 0; run < 8 && runs_with_splits < 3; ++run) {
         if (run > 0) clean_up();
