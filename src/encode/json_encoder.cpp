@@ -142,7 +142,7 @@ public:
             const auto value = page.value(row, column);
             if (!value) out.append("null", 4);
             // The common cases first, without the general number grammar or the switch: a 1000-row page of
-            // sysbench rows took 81-91 us to encode, 62-71 us with them (encode_bench), 51-54 us with the
+            // sysbench rows took 79-91 us to encode, 62-71 us with them (encode_bench), 51-54 us with the
             // last block of json_string.cpp as well.
             else if (is_integer_kind(kinds_[column]) && is_plain_small_integer(*value)) out.append(*value);
             else if (kinds_[column] == ColumnKind::text) append_json_string(*value, out);
