@@ -235,7 +235,6 @@ log "$rows rows of $db_name.$table; load $load_before on $cores cores; $runs rou
 log "warm-up of the buffer pool: a client read of the table"
 mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
 client_read() { mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $1 ORDER BY $2" "$db_name"; }
-client_count() { mariadb --defaults-extra-file="$client_config" -N -e "SELECT COUNT(*) FROM $1 WHERE $2" "$db_name"; }
 page_args=()
 [[ -z "$page_size" ]] || page_args=(--page-size "$page_size")
 
@@ -360,7 +359,7 @@ if section_on idin; then
       "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "$strategy" --format csv
   done
   rounds idin run_idin idin_id-in idin_keyset
-  dept_emp_filtered_rows="$(client_count "$dept_emp_table" "$idin_filter")"
+  dept_emp_filtered_rows="$(sql "SELECT COUNT(*) FROM $dept_emp_table WHERE $idin_filter")"
   for strategy in id-in keyset; do
     expect_lines "rowpump read --strategy $strategy --where" "$((dept_emp_filtered_rows + 1))" \
       "$rowpump_bin" read --table "$dept_emp_table" "${page_args[@]}" --strategy "$strategy" --where "$idin_filter" --format csv

@@ -1,25 +1,16 @@
 #include "checkpoint/job_store.hpp"
 
-#include <cstdio>
 
+#include "fnv1a.hpp"
 #include "mysql/connection.hpp"
 
 namespace rowpump {
 
 namespace {
 
-// FNV-1a: stable across builds and machines, unlike std::hash; collisions only matter between two
-// definitions of one job id, where the description is compared too.
-std::string fingerprint_of(const std::string& text) {
-    std::uint64_t hash = 14695981039346656037ull;
-    for (unsigned char c : text) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    char out[17];
-    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
-    return out;
-}
+// FNV-1a (fnv1a.hpp): collisions only matter between two definitions of one job id, where the
+// description is compared too.
+std::string fingerprint_of(const std::string& text) { return fnv1a_64_hex(text); }
 
 std::string list(const std::vector<std::string>& names) {
     std::string out;

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <thread>
+
+#include "fnv1a.hpp"
 
 namespace rowpump {
 
@@ -12,17 +13,8 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-// 32 bits of FNV-1a as 8 hex digits: enough to match the log lines about one task, and not its content.
-std::string payload_fingerprint(const std::string& payload) {
-    std::uint32_t hash = 2166136261u;
-    for (unsigned char c : payload) {
-        hash ^= c;
-        hash *= 16777619u;
-    }
-    char text[9];
-    std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(hash));
-    return text;
-}
+// 32 bits of FNV-1a: enough to match the log lines about one task, and not its content.
+std::string payload_fingerprint(const std::string& payload) { return fnv1a_32_hex(payload); }
 
 class MySqlConsumer final : public QueueConsumer {
 public:
