@@ -8,28 +8,28 @@
 
 namespace rowpump {
 
-// 32 bits as 8 hex digits.
-inline std::string fnv1a_32_hex(std::string_view text) {
-    std::uint32_t hash = 2166136261u;
+namespace fnv1a_detail {
+template <class Hash>
+std::string hex(std::string_view text, Hash hash, Hash prime) {
     for (unsigned char c : text) {
         hash ^= c;
-        hash *= 16777619u;
+        hash *= prime;
     }
-    char out[9];
-    std::snprintf(out, sizeof out, "%08x", static_cast<unsigned>(hash));
+    char out[17];
+    const int digits = static_cast<int>(2 * sizeof(Hash));
+    std::snprintf(out, sizeof out, "%0*llx", digits, static_cast<unsigned long long>(hash));
     return out;
+}
+}  // namespace fnv1a_detail
+
+// 32 bits as 8 hex digits.
+inline std::string fnv1a_32_hex(std::string_view text) {
+    return fnv1a_detail::hex<std::uint32_t>(text, 2166136261u, 16777619u);
 }
 
 // 64 bits as 16 hex digits.
 inline std::string fnv1a_64_hex(std::string_view text) {
-    std::uint64_t hash = 14695981039346656037ull;
-    for (unsigned char c : text) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    char out[17];
-    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
-    return out;
+    return fnv1a_detail::hex<std::uint64_t>(text, 14695981039346656037ull, 1099511628211ull);
 }
 
 }  // namespace rowpump
