@@ -198,11 +198,19 @@ protected:
         return rows.empty() || !rows[0][1] ? 0 : std::atof(rows[0][1]->c_str());
     }
 
-    // Starts `sessions` SLEEP(seconds) and waits until the server counts them running.
+    // Starts `sessions` SLEEP(seconds) and waits until every one of them runs: the processlist shows them
+    // (the same user's sessions are visible to it). Waiting for Threads_running above 5 instead once
+    // stopped early on a moment of another test's load, and the check after it read 3.
     std::unique_ptr<BusySessions> busy(int sessions, int seconds) {
         auto busy = std::make_unique<BusySessions>(options(), sessions, seconds);
-        const auto deadline = Clock::now() + 5s;
-        while (threads_running() <= 5 && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+        const auto sleeping = [&] {
+            const auto rows = tables().rows(
+                "SELECT CAST(COUNT(*) AS CHAR) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(%'");
+            return rows.empty() || !rows[0][0] ? 0 : std::stoi(*rows[0][0]);
+        };
+        const auto deadline = Clock::now() + 15s;
+        while (sleeping() < sessions && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+        EXPECT_GE(sleeping(), sessions) << "every busy session should be sleeping by now";
         EXPECT_GT(threads_running(), 5) << "the sleeping sessions should keep Threads_running above 5";
         return busy;
     }
