@@ -108,6 +108,8 @@ public:
 
     // The next page in key order; nullopt once the range is exhausted.
     std::optional<Page> next_page();
+    // Hands back a page whose rows are no longer needed: the next page is read into its buffers.
+    void recycle(Page page);
 
     // The key of the last row delivered, nullopt before the first page.
     const std::optional<KeyValue>& position() const;

@@ -57,6 +57,7 @@ int run_read(const ReadOptions& options) {
         try {
             std::uint64_t read = 0;
             while (read < limit) {
+                if (auto spare = pages.take_back()) reader.recycle(std::move(*spare));
                 auto page = reader.next_page();
                 if (!page) break;
                 read += page->row_count();
@@ -75,6 +76,7 @@ int run_read(const ReadOptions& options) {
             }
             write_or_throw(out);
             out.clear();
+            pages.give_back(std::move(*page));
         }
     } catch (...) {
         pages.abandon();

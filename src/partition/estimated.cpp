@@ -59,12 +59,9 @@ public:
             std::clamp<std::uint64_t>(whole / 8, count, count * options_.cells_per_partition);
         cut({0, width_, whole}, cells, cells_);
         refine(count);
-        const std::vector<Bias> biases = calibration(estimated_total());
+        correct_rows(calibration(estimated_total()));
         double total = 0;
-        for (Cell& cell : cells_) {
-            cell.rows = corrected_rows(cell, biases);
-            total += cell.rows;
-        }
+        for (const Cell& cell : cells_) total += cell.rows;
         const double share = total / static_cast<double>(std::max<std::size_t>(count, 1));
         for (const Cell& cell : cells_)
             if (snapped_ && cell.from == cell.to && cell.rows > 2 * share && count > 1) return std::nullopt;
@@ -77,7 +74,8 @@ public:
         auto ranges = ranges_between(points);
         for (std::size_t i = 0; i < ranges.size(); ++i)
             result.partitions.push_back({std::move(ranges[i]), static_cast<std::uint64_t>(std::llround(rows[i]))});
-        result.method = "index estimates (" + std::to_string(dives_) + " EXPLAINs), corrected by " +
+        result.method = "index estimates (" + std::to_string(dives_) + " in " + std::to_string(explains_) +
+                        " EXPLAINs), corrected by " +
                         std::to_string(counted_) + " exact counts of " + std::to_string(counted_rows_) + " rows";
         if (snaps_ > 0) result.method += ", boundaries snapped to real keys by " + std::to_string(snaps_) + " lookups";
         return result;
@@ -87,26 +85,29 @@ public:
     // each range is cut into cells, whose estimates are corrected and summed.
     PartitionPlan equal_widths(std::size_t count) {
         std::vector<Cell> ranges;
-        cut({0, width_, 0}, count, ranges);
+        std::vector<std::size_t> unused;  // the ranges' own estimates: their cells' are summed instead
+        split({0, width_, 0}, count, ranges, unused);
         std::vector<std::size_t> first_cell;
+        std::vector<std::size_t> pending;
         for (const Cell& range : ranges) {
             first_cell.push_back(cells_.size());
-            cut(range, options_.cells_per_partition, cells_);
+            split(range, options_.cells_per_partition, cells_, pending);
         }
         first_cell.push_back(cells_.size());
-        const std::vector<Bias> biases = calibration(estimated_total());
+        estimate(cells_, pending);
+        correct_rows(calibration(estimated_total()));
         PartitionPlan result;
         result.strategy = PartitionStrategy::minmax;
         for (std::size_t i = 0; i < ranges.size(); ++i) {
             double rows = 0;
-            for (std::size_t cell = first_cell[i]; cell < first_cell[i + 1]; ++cell) rows += corrected_rows(cells_[cell], biases);
+            for (std::size_t cell = first_cell[i]; cell < first_cell[i + 1]; ++cell) rows += cells_[cell].rows;
             KeyRange range;
             if (i > 0) range.lo = KeyValue{lead_at(ranges[i].from)};
             if (i + 1 < ranges.size()) range.hi = KeyValue{lead_at(ranges[i + 1].from)};
             result.partitions.push_back({std::move(range), static_cast<std::uint64_t>(std::llround(rows))});
         }
         result.method = "arithmetic between the key's ends; rows by index estimates (" + std::to_string(dives_) +
-                        " EXPLAINs), corrected by " + std::to_string(counted_) + " exact counts of " +
+                        " in " + std::to_string(explains_) + " EXPLAINs), corrected by " + std::to_string(counted_) + " exact counts of " +
                         std::to_string(counted_rows_) + " rows";
         return result;
     }
@@ -114,16 +115,29 @@ public:
 private:
     KeyPart lead_at(std::uint64_t offset) const { return lead_at_(offset); }
 
-    // The rows a cell's estimate stands for. InnoDB never estimates a range below one row (the optimizer
-    // would take 0 for a certainty), so an estimate of 1 is 0 or 1, and on a sparse key or between text
-    // probes most small cells are empty: a count of at most two index entries tells.
-    double corrected_rows(const Cell& cell, const std::vector<Bias>& biases) {
-        if (cell.estimate > 1) return static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
-        if (cell.estimate == 0) return 0;  // the server found the range empty ("Impossible WHERE")
-        ++counted_;
-        const std::uint64_t rows = index_.count_leading(lead_at(cell.from), end_of(cell.to), 2);
-        counted_rows_ += rows;
-        return static_cast<double>(rows);
+    // Sets the rows each cell's estimate stands for. InnoDB never estimates a range below one row (the
+    // optimizer would take 0 for a certainty), so an estimate of 1 is 0 or 1, and on a sparse key or
+    // between text probes most small cells are empty: a count of at most two index entries tells (all
+    // such cells' counts in a few statements).
+    void correct_rows(const std::vector<Bias>& biases) {
+        std::vector<KeyIndex::LeadingSpan> unsure;
+        std::vector<Cell*> counted;
+        for (Cell& cell : cells_) {
+            if (cell.estimate > 1) {
+                cell.rows = static_cast<double>(cell.estimate) / bias_of(biases, cell.estimate);
+            } else if (cell.estimate == 0) {
+                cell.rows = 0;  // the server found the range empty ("Impossible WHERE")
+            } else {
+                unsure.push_back({lead_at(cell.from), end_of(cell.to)});
+                counted.push_back(&cell);
+            }
+        }
+        const std::vector<std::uint64_t> rows = index_.count_leading(unsure, 2);
+        for (std::size_t i = 0; i < counted.size(); ++i) {
+            counted[i]->rows = static_cast<double>(rows[i]);
+            counted_rows_ += rows[i];
+        }
+        counted_ += counted.size();
     }
 
     std::optional<KeyPart> end_of(std::uint64_t to) const {
@@ -132,7 +146,20 @@ private:
 
     std::uint64_t estimate(std::uint64_t from, std::uint64_t to) {
         ++dives_;
+        ++explains_;
         return index_.estimate_leading(lead_at(from), end_of(to));
+    }
+
+    // Estimates the cells of `cells` that `pending` names, all at once (KeyIndex batches them).
+    void estimate(std::vector<Cell>& cells, const std::vector<std::size_t>& pending) {
+        if (pending.empty()) return;
+        std::vector<KeyIndex::LeadingSpan> spans;
+        spans.reserve(pending.size());
+        for (std::size_t i : pending) spans.push_back({lead_at(cells[i].from), end_of(cells[i].to)});
+        const std::vector<std::uint64_t> estimates = index_.estimate_leading(spans);
+        for (std::size_t k = 0; k < pending.size(); ++k) cells[pending[k]].estimate = estimates[k];
+        dives_ += pending.size();
+        explains_ += (pending.size() + 63) / 64;
     }
 
     // Where a range starting at the first column's value `offset` starts: that value itself for a
@@ -143,14 +170,24 @@ private:
         return index_.first_from_leading(lead_at(offset));
     }
 
-    // Cuts `cell` into at most `parts` cells of equal key width, each estimated, appended to `out`.
-    void cut(const Cell& cell, std::size_t parts, std::vector<Cell>& out) {
+    // Cuts `cell` into at most `parts` cells of equal key width, appended to `out` and not yet estimated:
+    // their places in `out` go to `pending`.
+    static void split(const Cell& cell, std::size_t parts, std::vector<Cell>& out, std::vector<std::size_t>& pending) {
         std::uint64_t from = cell.from;
         for (std::uint64_t edge : split_points(cell.from, cell.to, parts)) {
-            out.push_back({from, edge - 1, estimate(from, edge - 1)});
+            pending.push_back(out.size());
+            out.push_back({from, edge - 1, 0});
             from = edge;
         }
-        out.push_back({from, cell.to, estimate(from, cell.to)});
+        pending.push_back(out.size());
+        out.push_back({from, cell.to, 0});
+    }
+
+    // Cuts `cell` into at most `parts` cells of equal key width, each estimated, appended to `out`.
+    void cut(const Cell& cell, std::size_t parts, std::vector<Cell>& out) {
+        std::vector<std::size_t> pending;
+        split(cell, parts, out, pending);
+        estimate(out, pending);
     }
 
     std::uint64_t estimated_total() const {
@@ -167,15 +204,17 @@ private:
             changed = false;
             const std::uint64_t share = std::max<std::uint64_t>(1, estimated_total() / (count * options_.cells_per_partition));
             std::vector<Cell> next;
+            std::vector<std::size_t> pending;  // the round's new cells, estimated together
             next.reserve(cells_.size());
             for (const Cell& cell : cells_) {
-                if (cell.estimate > 2 * share && cell.to > cell.from && dives_ < max_dives) {
-                    cut(cell, options_.cells_per_cut, next);
+                if (cell.estimate > 2 * share && cell.to > cell.from && dives_ + pending.size() < max_dives) {
+                    split(cell, options_.cells_per_cut, next, pending);
                     changed = true;
                 } else {
                     next.push_back(cell);
                 }
             }
+            estimate(next, pending);
             cells_ = std::move(next);
         }
     }
@@ -216,38 +255,73 @@ private:
         if (total == 0) return biases;
         // Small enough that the eight counts read a fraction of a percent of the rows.
         const std::uint64_t small = std::clamp<std::uint64_t>(total / 4000, 200, std::max<std::uint64_t>(options_.calibration_rows, 200));
-        for (std::uint64_t sixteenth = 1; sixteenth < 16; sixteenth += 2) {
-            long double position = static_cast<long double>(total) * static_cast<long double>(sixteenth) / 16;
-            Cell cell = cells_.back();
-            for (const Cell& candidate : cells_) {
-                cell = candidate;
-                if (position < static_cast<long double>(candidate.estimate)) break;
-                position -= static_cast<long double>(candidate.estimate);
-            }
+        // The eight points go down together, one level a round, so each level's cuts are estimated at once.
+        struct Probe {
+            Cell cell;
+            long double position;  // the point's place within `cell`, in the cell's own estimates
             std::vector<Bias> chain;  // each cell on the way: its estimate, and it over its parts' sum
-            while (cell.estimate > small && cell.to > cell.from) {
-                std::vector<Cell> parts;
-                cut(cell, options_.cells_per_cut, parts);
+            bool settled = false;
+        };
+        std::vector<Probe> probes;
+        for (std::uint64_t sixteenth = 1; sixteenth < 16; sixteenth += 2) {
+            Probe probe{cells_.back(), static_cast<long double>(total) * static_cast<long double>(sixteenth) / 16, {}};
+            for (const Cell& candidate : cells_) {
+                probe.cell = candidate;
+                if (probe.position < static_cast<long double>(candidate.estimate)) break;
+                probe.position -= static_cast<long double>(candidate.estimate);
+            }
+            probes.push_back(std::move(probe));
+        }
+        for (;;) {
+            std::vector<Cell> parts;
+            std::vector<std::size_t> pending;
+            std::vector<std::size_t> first_part(probes.size() + 1, 0);
+            for (std::size_t i = 0; i < probes.size(); ++i) {
+                Probe& probe = probes[i];
+                first_part[i] = parts.size();
+                if (!probe.settled && probe.cell.estimate > small && probe.cell.to > probe.cell.from)
+                    split(probe.cell, options_.cells_per_cut, parts, pending);
+                else
+                    probe.settled = true;
+            }
+            first_part[probes.size()] = parts.size();
+            if (parts.empty()) break;
+            estimate(parts, pending);
+            for (std::size_t i = 0; i < probes.size(); ++i) {
+                Probe& probe = probes[i];
+                if (probe.settled) continue;
+                const auto begin = parts.begin() + static_cast<std::ptrdiff_t>(first_part[i]);
+                const auto end = parts.begin() + static_cast<std::ptrdiff_t>(first_part[i + 1]);
                 std::uint64_t sum = 0;
-                for (const Cell& part : parts) sum += part.estimate;
-                if (sum == 0) break;
-                chain.push_back({cell.estimate, static_cast<double>(cell.estimate) / static_cast<double>(sum)});
+                for (auto part = begin; part != end; ++part) sum += part->estimate;
+                if (sum == 0) {
+                    probe.settled = true;
+                    continue;
+                }
+                probe.chain.push_back({probe.cell.estimate, static_cast<double>(probe.cell.estimate) / static_cast<double>(sum)});
                 // The same place, in the parts' own estimates.
-                position = position * static_cast<long double>(sum) / static_cast<long double>(cell.estimate);
-                cell = parts.back();
-                for (const Cell& part : parts) {
-                    cell = part;
-                    if (position < static_cast<long double>(part.estimate)) break;
-                    position -= static_cast<long double>(part.estimate);
+                probe.position = probe.position * static_cast<long double>(sum) / static_cast<long double>(probe.cell.estimate);
+                probe.cell = *(end - 1);
+                for (auto part = begin; part != end; ++part) {
+                    probe.cell = *part;
+                    if (probe.position < static_cast<long double>(part->estimate)) break;
+                    probe.position -= static_cast<long double>(part->estimate);
                 }
             }
-            if (cell.estimate == 0) continue;
-            const std::uint64_t rows = index_.count_leading(lead_at(cell.from), end_of(cell.to), 4 * small + 1);
+        }
+        std::erase_if(probes, [](const Probe& probe) { return probe.cell.estimate == 0; });
+        std::vector<KeyIndex::LeadingSpan> spans;
+        for (const Probe& probe : probes) spans.push_back({lead_at(probe.cell.from), end_of(probe.cell.to)});
+        const std::vector<std::uint64_t> counts = index_.count_leading(spans, 4 * small + 1);
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            const Probe& probe = probes[i];
+            const Cell& cell = probe.cell;
+            const std::uint64_t rows = counts[i];
             ++counted_;
             counted_rows_ += rows;
             double ratio = static_cast<double>(cell.estimate) / static_cast<double>(std::max<std::uint64_t>(rows, 1));
             biases.push_back({cell.estimate, ratio});
-            for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
+            for (auto link = probe.chain.rbegin(); link != probe.chain.rend(); ++link) {
                 ratio *= link->ratio;
                 biases.push_back({link->estimate, ratio});
             }
@@ -277,7 +351,8 @@ private:
     const EstimateOptions& options_;
     const bool snapped_;
     std::vector<Cell> cells_;
-    std::size_t dives_ = 0;
+    std::size_t dives_ = 0;     // estimates
+    std::size_t explains_ = 0;  // statements that made them
     std::size_t snaps_ = 0;
     std::size_t counted_ = 0;
     std::uint64_t counted_rows_ = 0;

@@ -36,8 +36,16 @@ public:
     // The same, for the rows whose key's first column is in [from, before) (nullopt: open), for planners
     // that cut the key's span on its first column alone.
     std::uint64_t estimate_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before);
+    // The estimates of many such spans at once, in their order: one EXPLAIN for up to 64 of them.
+    struct LeadingSpan {
+        std::optional<KeyPart> from;
+        std::optional<KeyPart> before;
+    };
+    std::vector<std::uint64_t> estimate_leading(const std::vector<LeadingSpan>& spans);
     std::uint64_t count_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before,
                                 std::uint64_t limit);
+    // The counts of many spans, each no further than `limit`, in their order: one query for up to 32.
+    std::vector<std::uint64_t> count_leading(const std::vector<LeadingSpan>& spans, std::uint64_t limit);
     // The first key whose first column is at least `from`; nullopt when there is none.
     std::optional<KeyValue> first_from_leading(const KeyPart& from);
     // For a text first column: each of `characters` ranked as the column's collation orders them (0 the
@@ -54,6 +62,9 @@ private:
     std::optional<KeyValue> single_key(const std::string& order, SqlFragment where, std::uint64_t offset);
     std::uint64_t count_where(SqlFragment where, std::optional<std::uint64_t> limit);
     std::uint64_t estimate_where(const SqlFragment& where);
+    // EXPLAIN's rows for its row, scaled by `filtered` where the server reports it; 0 for a NULL
+    // ("Impossible WHERE": nothing there).
+    static std::uint64_t estimated_rows(const mysql::Rows& explained);
 
     mysql::Connection& connection_;
     const ReadPlan& plan_;

@@ -51,6 +51,7 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
             EncodedPage encoded;
             while (auto page = queue.pop()) {
                 encoder.encode(*page, encoded);
+                queue.give_back(std::move(*page));
                 try {
                     if (hooks.write(encoded)) {
                         metrics::run_counters().page_written(encoded.messages.size());
@@ -74,6 +75,7 @@ StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const Pip
         while (!stop.load() && !refused.load()) {
             if (hooks.between_pages) hooks.between_pages();
             if (stop.load()) break;  // the stop came while the worker waited there (a throttled copy)
+            if (auto spare = queue.take_back()) reader.recycle(std::move(*spare));
             auto page = reader.next_page();
             if (!page) {
                 end = StreamEnd::exhausted;

@@ -7,6 +7,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "rowpump/page.hpp"
 
@@ -37,6 +38,22 @@ public:
         return page;
     }
 
+    // The writer is done with `page`: the reader may refill its buffers (take_back). Kept only while
+    // fewer spares wait than pages fit in the queue.
+    void give_back(Page page) {
+        std::lock_guard lock(mutex_);
+        if (spares_.size() < capacity_ + 1) spares_.push_back(std::move(page));
+    }
+
+    // A page given back, for the reader to read the next one into; nullopt when none waits.
+    std::optional<Page> take_back() {
+        std::lock_guard lock(mutex_);
+        if (spares_.empty()) return std::nullopt;
+        Page page = std::move(spares_.back());
+        spares_.pop_back();
+        return page;
+    }
+
     // The reader is done: no more pages will come.
     void close() {
         std::lock_guard lock(mutex_);
@@ -56,6 +73,7 @@ private:
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<Page> pages_;
+    std::vector<Page> spares_;
     std::size_t capacity_;
     bool closed_ = false;
     bool abandoned_ = false;

@@ -381,6 +381,39 @@ TEST_F(PartitionTest, EstimatesReadUnderOnePercentOfTheRows) {
     }
 }
 
+// The planner asks for many estimates and counts at once (a UNION ALL under one EXPLAIN, a row of
+// scalar subqueries): each answer is the one the span gets asked alone, in the spans' order, across the
+// statements a long list takes, for open, empty and impossible spans too.
+TEST_F(PartitionTest, BatchedEstimatesAndCountsAreThoseOfEachSpanAlone) {
+    auto plan = plan_for(tables()["mixed"]);  // dense 1..30000, then sparse 1,001,000..31,000,000
+    KeyIndex index(tables().connection(), *plan);
+    std::vector<KeyIndex::LeadingSpan> spans{{std::nullopt, std::nullopt},
+                                             {std::nullopt, KeyPart{std::int64_t{100}}},
+                                             {KeyPart{std::int64_t{30000000}}, std::nullopt},
+                                             {KeyPart{std::int64_t{40000}}, KeyPart{std::int64_t{50000}}},  // empty
+                                             {KeyPart{std::int64_t{500}}, KeyPart{std::int64_t{400}}}};     // impossible
+    for (std::int64_t from = 0; from < 31'000'000; from += 300'000)  // 104 more: two statements of estimates
+        spans.push_back({KeyPart{from}, KeyPart{from + 150'000}});
+    ASSERT_GT(spans.size(), 64u);
+    const auto estimates = index.estimate_leading(spans);
+    const auto counts = index.count_leading(spans, 40);
+    ASSERT_EQ(estimates.size(), spans.size());
+    ASSERT_EQ(counts.size(), spans.size());
+    std::size_t nonzero = 0;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        SCOPED_TRACE("span " + std::to_string(i));
+        EXPECT_EQ(estimates[i], index.estimate_leading(spans[i].from, spans[i].before));
+        EXPECT_EQ(counts[i], index.count_leading(spans[i].from, spans[i].before, 40));
+        nonzero += estimates[i] > 0;
+    }
+    EXPECT_EQ(counts[0], 40u);  // the whole table, counted no further than the limit
+    EXPECT_EQ(counts[1], 40u);
+    EXPECT_EQ(counts[3], 0u);
+    EXPECT_EQ(counts[4], 0u);
+    EXPECT_EQ(estimates[4], 0u);  // "Impossible WHERE"
+    EXPECT_GT(nonzero, spans.size() / 2);
+}
+
 // A composite key whose first column has few values cannot be balanced on that column: the planner
 // says so and walks the index instead, and the plan is as balanced as a walk makes it.
 TEST_F(PartitionTest, EstimatesGiveWayToTheWalkWhenAFirstColumnValueHoldsTooManyRows) {
