@@ -88,6 +88,10 @@ ReadPlan plan_read(const MySqlOptions& mysql, const ReadSpec& spec);
 // --consistent-snapshot run in the same snapshot (open_snapshot_sessions). Its definition is private.
 class ReaderSession;
 
+// A session for one reader after another, without a snapshot: a worker's ranges (and what is left of a
+// range after a split) are read over one connection instead of one each.
+std::shared_ptr<ReaderSession> open_reader_session(const MySqlOptions& mysql, const ReadPlan& plan);
+
 // `count` sessions for `plan`, all started on one snapshot of its table at once (docs/tls-and-session.md).
 // A lost session fails its reader, since the snapshot cannot be taken again.
 std::vector<std::shared_ptr<ReaderSession>> open_snapshot_sessions(const MySqlOptions& mysql, const ReadPlan& plan,

@@ -28,6 +28,10 @@ public:
     mysql::StreamConnection connection;
 };
 
+std::shared_ptr<ReaderSession> open_reader_session(const MySqlOptions& mysql, const ReadPlan& plan) {
+    return std::make_shared<ReaderSession>(with_page_timeout(mysql, plan.spec));
+}
+
 std::vector<std::shared_ptr<ReaderSession>> open_snapshot_sessions(const MySqlOptions& mysql, const ReadPlan& plan,
                                                                    std::size_t count) {
     // Connected first, so that the lock is held only while the transactions start.

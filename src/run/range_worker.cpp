@@ -23,13 +23,14 @@ namespace {
 
 std::string describe(const std::optional<KeyValue>& key, const char* none) { return key ? to_string(*key) : none; }
 
-// True when the range was read to its end. `snapshot`: --consistent-snapshot's session for this worker
-// (board runs only: a job id is refused with it, so nothing is read on from a checkpoint there).
+// True when the range was read to its end. `session`: the worker's connection, opened for its first range
+// and kept for the rest (--consistent-snapshot's session, on board runs only: a job id is refused with
+// it, so nothing is read on from a checkpoint there).
 bool read_range(const WorkerContext& context, RangeSource& source, RangeLease& lease,
-                const std::shared_ptr<ReaderSession>& snapshot) {
+                std::shared_ptr<ReaderSession>& session) {
+    if (!session) session = open_reader_session(context.spec.mysql, *context.plan);
     for (;;) {
-        PageReader reader = snapshot ? PageReader(snapshot, context.plan, lease.range(), lease.resume_after())
-                                     : PageReader(context.spec.mysql, context.plan, lease.range(), lease.resume_after());
+        PageReader reader(session, context.plan, lease.range(), lease.resume_after());
         bool shrunk = false;
         PipelineHooks hooks;
         hooks.between_pages = [&] {
@@ -62,12 +63,12 @@ void run_worker(const WorkerContext& context, RangeSource& source) {
     const auto started = std::chrono::steady_clock::now();
     auto busy_until = started;
     std::size_t ranges = 0;
-    const std::shared_ptr<ReaderSession> snapshot = context.snapshot ? context.snapshot->take() : nullptr;
+    std::shared_ptr<ReaderSession> session = context.snapshot ? context.snapshot->take() : nullptr;
     while (auto lease = source.next()) {
         ++ranges;
         bool exhausted = false;
         try {
-            exhausted = read_range(context, source, *lease, snapshot);
+            exhausted = read_range(context, source, *lease, session);
         } catch (...) {
             lease->finish(false);
             throw;

@@ -512,6 +512,26 @@ TEST_F(BackfillTest, WorkStealingSplitsASkewedSingleRange) {
         << describe(summary);
 }
 
+// A worker reads all its ranges, and what a split leaves of one, over one connection: 200 ranges on two
+// workers opened a connection a range (and one more after each split) before.
+TEST_F(BackfillTest, EachWorkerReadsItsRangesOverOneConnection) {
+    const auto table = tables().create("bf_one_conn", "(id INT PRIMARY KEY, v INT NOT NULL)");
+    tables().execute(table, "INSERT INTO {t} SELECT seq, seq FROM seq_1_to_4000");
+    JobSpec spec = redis_spec(table);
+    spec.partitions = 200;
+    spec.workers = 2;
+    const auto connections = [&] {
+        return std::stoull(tables().rows("SHOW GLOBAL STATUS LIKE 'Connections'").at(0).at(1).value());
+    };
+    const auto before = connections();
+    const auto summary = run_job(spec);
+    const auto opened = connections() - before;
+    EXPECT_EQ(summary.rows_written, 4000u) << describe(summary);
+    EXPECT_GE(summary.ranges.size(), 200u) << describe(summary);
+    // Two readers and the run's own few; the margin is for tests running beside this one.
+    EXPECT_LT(opened, 100u) << describe(summary);
+}
+
 // Several idle workers: a range that was just split off can be split again before its new owner has
 // read a single row. The cut must still fall inside that range (after its lower bound).
 TEST_F(BackfillTest, WorkStealingWithManyIdleWorkersReadsEveryRowOnce) {
