@@ -159,7 +159,7 @@ private:
         const std::vector<std::uint64_t> estimates = index_.estimate_leading(spans);
         for (std::size_t k = 0; k < pending.size(); ++k) cells[pending[k]].estimate = estimates[k];
         dives_ += pending.size();
-        explains_ += (pending.size() + 63) / 64;
+        explains_ += (pending.size() + KeyIndex::estimates_per_explain - 1) / KeyIndex::estimates_per_explain;
     }
 
     // Where a range starting at the first column's value `offset` starts: that value itself for a

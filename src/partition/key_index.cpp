@@ -157,7 +157,7 @@ std::vector<std::uint64_t> KeyIndex::estimate_leading(const std::vector<LeadingS
     // The optimizer plans each SELECT of a UNION on its own, so EXPLAIN gives each the estimate it would
     // get alone, one row per SELECT numbered by its place (`id`). A round trip costs more than the two
     // index dives of an estimate: a plan's hundred-odd estimates took a hundred-odd of them.
-    constexpr std::size_t per_statement = 64;
+    constexpr std::size_t per_statement = estimates_per_explain;
     std::vector<std::uint64_t> estimates(spans.size(), 0);
     for (std::size_t first = 0; first < spans.size(); first += per_statement) {
         const std::size_t count = std::min(per_statement, spans.size() - first);

@@ -36,7 +36,9 @@ public:
     // The same, for the rows whose key's first column is in [from, before) (nullopt: open), for planners
     // that cut the key's span on its first column alone.
     std::uint64_t estimate_leading(const std::optional<KeyPart>& from, const std::optional<KeyPart>& before);
-    // The estimates of many such spans at once, in their order: one EXPLAIN for up to 64 of them.
+    // The estimates of many such spans at once, in their order: one EXPLAIN for up to
+    // `estimates_per_explain` of them.
+    static constexpr std::size_t estimates_per_explain = 64;
     struct LeadingSpan {
         std::optional<KeyPart> from;
         std::optional<KeyPart> before;
