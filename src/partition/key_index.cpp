@@ -26,6 +26,11 @@ SqlFragment or_true(SqlFragment where) {
     if (where.empty()) where.sql = "TRUE";
     return where;
 }
+// Calls `batch(first, count)` for consecutive batches of at most `per_batch` of `total` items.
+template <typename Batch>
+void in_batches(std::size_t total, std::size_t per_batch, Batch batch) {
+    for (std::size_t first = 0; first < total; first += per_batch) batch(first, std::min(per_batch, total - first));
+}
 }  // namespace
 
 SqlFragment KeyIndex::conditions(const PageBounds& bounds) const {
@@ -83,14 +88,8 @@ std::uint64_t KeyIndex::count_leading(const std::optional<KeyPart>& from, const 
 std::vector<std::uint64_t> KeyIndex::count_leading(const std::vector<LeadingSpan>& spans, std::uint64_t limit) {
     // One row of scalar subqueries, a count each, in the spans' order: a round trip per count was most of
     // a count's cost.
-    constexpr std::size_t per_statement = 32;
     std::vector<std::uint64_t> counts(spans.size(), 0);
-    for (std::size_t first = 0; first < spans.size(); first += per_statement) {
-        const std::size_t count = std::min(per_statement, spans.size() - first);
-        if (count == 1) {
-            counts[first] = count_leading(spans[first].from, spans[first].before, limit);
-            continue;
-        }
+    in_batches(spans.size(), 32, [&](std::size_t first, std::size_t count) {
         std::string sql = "SELECT ";
         std::vector<mysql::Param> params;
         for (std::size_t i = 0; i < count; ++i) {
@@ -105,7 +104,7 @@ std::vector<std::uint64_t> KeyIndex::count_leading(const std::vector<LeadingSpan
             if (!result.next()) throw Error("bug: a row of counts came back empty");
             for (std::size_t i = 0; i < count; ++i) counts[first + i] = result.uint64(static_cast<std::uint32_t>(i + 1));
         });
-    }
+    });
     return counts;
 }
 
@@ -157,14 +156,8 @@ std::vector<std::uint64_t> KeyIndex::estimate_leading(const std::vector<LeadingS
     // The optimizer plans each SELECT of a UNION on its own, so EXPLAIN gives each the estimate it would
     // get alone, one row per SELECT numbered by its place (`id`). A round trip costs more than the two
     // index dives of an estimate: a plan's hundred-odd estimates took a hundred-odd of them.
-    constexpr std::size_t per_statement = estimates_per_explain;
     std::vector<std::uint64_t> estimates(spans.size(), 0);
-    for (std::size_t first = 0; first < spans.size(); first += per_statement) {
-        const std::size_t count = std::min(per_statement, spans.size() - first);
-        if (count == 1) {
-            estimates[first] = estimate_leading(spans[first].from, spans[first].before);
-            continue;
-        }
+    in_batches(spans.size(), estimates_per_explain, [&](std::size_t first, std::size_t count) {
         std::string sql = "EXPLAIN ";
         std::vector<mysql::Param> params;
         for (std::size_t i = 0; i < count; ++i) {
@@ -185,7 +178,7 @@ std::vector<std::uint64_t> KeyIndex::estimate_leading(const std::vector<LeadingS
                 estimates[first + select - 1] = estimated_rows(result);
             }
         });
-    }
+    });
     return estimates;
 }
 
