@@ -160,7 +160,7 @@ rounds() {
     for ((i = 0; i < ${#names[@]}; ++i)); do
       name="${names[(round + i) % ${#names[@]}]}"
       "$runner" "$name"
-      line+=" $name $(last_wall "$name") s;"
+      line+=" $name $(last_run "$name");"
     done
     log "${line%;}"
   done

@@ -122,7 +122,7 @@ for ((round = 0; round < runs; ++round)); do
   for ((i = 0; i < ${#names[@]}; ++i)); do
     name="${names[(round + i) % ${#names[@]}]}"
     run "$name"
-    line+=" $name $(last_wall "$name") s;"
+    line+=" $name $(last_run "$name");"
   done
   log "${line%;}"
 done

@@ -53,3 +53,8 @@ measure() {
 
 # last_wall NAME: the wall time of NAME's latest run.
 last_wall() { tail -n1 "$private_dir/$1.times" | cut -d' ' -f1; }
+# last_run NAME: NAME's latest run for a progress line: its wall and the CPU of each process, so that the
+# spread of the CPU figures shows in the log as well as their medians in the results.
+last_run() {
+  tail -n1 "$private_dir/$1.times" | awk '{ printf "%s s (CPU: client %s, MariaDB %s, Redis %s)", $1, $3, $4, $5 }'
+}
