@@ -43,6 +43,10 @@ void check_session_variable(const std::string& name, const std::string& value, c
         throw UsageError("time_zone cannot be set in " + where +
                          ": rowpump reads every session in UTC (+00:00) so that TIMESTAMP values are written "
                          "with a Z; remove it");
+    if (lower == "autocommit")
+        throw UsageError("autocommit cannot be set in " + where +
+                         ": rowpump reads each page in a statement of its own, so that no transaction stays open "
+                         "on the source to hold back purge, and its writes commit as they go; remove it");
     if (!is_safe_word(value))
         throw UsageError("invalid value '" + value + "' for session variable " + name + " in " + where +
                          ": expected a number (30, 0.5), DEFAULT or a word of letters, digits and _ . : + - / "

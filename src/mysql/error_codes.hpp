@@ -13,6 +13,9 @@ inline constexpr int lost_during_query = 2013;      // CR_SERVER_LOST (also a re
 inline constexpr int lost_extended = 2055;          // CR_SERVER_LOST_EXTENDED
 inline constexpr int connection_killed = 1927;      // ER_CONNECTION_KILLED (MariaDB)
 inline constexpr int server_shutdown = 1053;        // ER_SERVER_SHUTDOWN
+// MySQL 8.0.24 and later say this before they close a session idle beyond wait_timeout, which a worker's
+// reader session can be while the worker waits for a range to lease or split.
+inline constexpr int idle_too_long = 4031;  // ER_CLIENT_INTERACTION_TIMEOUT
 
 // The statement failed but the session lives; the same statement may succeed when tried again.
 inline constexpr int lock_wait_timeout = 1205;  // only the statement was rolled back
@@ -28,6 +31,7 @@ constexpr bool is_connection_loss(int code) {
         case lost_extended:
         case connection_killed:
         case server_shutdown:
+        case idle_too_long:
             return true;
         default:
             return false;

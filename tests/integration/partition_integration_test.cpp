@@ -414,6 +414,28 @@ TEST_F(PartitionTest, BatchedEstimatesAndCountsAreThoseOfEachSpanAlone) {
     EXPECT_GT(nonzero, spans.size() / 2);
 }
 
+// A --where may hold a subquery, which EXPLAIN numbers among the SELECTs of a UNION: the estimates of
+// such a plan are still each span's own, for many spans and for one.
+TEST_F(PartitionTest, EstimatesUnderAWhereWithASubqueryAreThoseOfEachSpanAlone) {
+    const std::string table = tables()["mixed"];
+    auto plan = plan_for(table, {}, "id IN (SELECT id FROM " + mysql::quote_identifier(table) +
+                                        " WHERE rowid % 3 = 0)");
+    KeyIndex index(tables().connection(), *plan);
+    std::vector<KeyIndex::LeadingSpan> spans;
+    for (std::int64_t from = 0; from < 31'000'000; from += 1'000'000) spans.push_back({KeyPart{from}, KeyPart{from + 500'000}});
+    for (const std::size_t count : {spans.size(), std::size_t{1}}) {
+        SCOPED_TRACE(std::to_string(count) + " spans");
+        const std::vector<KeyIndex::LeadingSpan> asked(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(count));
+        const auto estimates = index.estimate_leading(asked);
+        ASSERT_EQ(estimates.size(), count);
+        for (std::size_t i = 0; i < count; ++i)
+            EXPECT_EQ(estimates[i], index.estimate_leading(asked[i].from, asked[i].before)) << "span " << i;
+    }
+    const auto partitions = plan_minmax(index, *plan, 8);  // its cells are estimated under the filter
+    check_chained(partitions, 8);
+    EXPECT_GT(partitions.estimated_rows, 0u);
+}
+
 // A composite key whose first column has few values cannot be balanced on that column: the planner
 // says so and walks the index instead, and the plan is as balanced as a walk makes it.
 TEST_F(PartitionTest, EstimatesGiveWayToTheWalkWhenAFirstColumnValueHoldsTooManyRows) {

@@ -52,6 +52,9 @@ TEST(SessionVariables, ValuesCannotCarrySql) {
 }
 
 TEST(SessionVariables, TimeZoneStaysUtc) { expect_refused("TIME_ZONE=+05:00", "time_zone cannot be set"); }
+// One reader session serves all the ranges of a worker: with autocommit off it would be one transaction
+// for the whole run.
+TEST(SessionVariables, AutocommitStaysOn) { expect_refused("autocommit=0", "autocommit cannot be set"); }
 
 }  // namespace
 }  // namespace rowpump
