@@ -43,6 +43,11 @@ void check_session_variable(const std::string& name, const std::string& value, c
         throw UsageError("time_zone cannot be set in " + where +
                          ": rowpump reads every session in UTC (+00:00) so that TIMESTAMP values are written "
                          "with a Z; remove it");
+    if (lower == "character_set_client" || lower == "character_set_connection" ||
+        lower == "character_set_results" || lower == "collation_connection")
+        throw UsageError(name + " cannot be set in " + where +
+                         ": rowpump's sessions speak utf8mb4, which the escaping of the values it sends and the "
+                         "text of its payloads rely on; remove it");
     if (lower == "autocommit")
         throw UsageError("autocommit cannot be set in " + where +
                          ": rowpump reads each page in a statement of its own, so that no transaction stays open "

@@ -16,6 +16,10 @@ inline constexpr int server_shutdown = 1053;        // ER_SERVER_SHUTDOWN
 // MySQL 8.0.24 and later say this before they close a session idle beyond wait_timeout, which a worker's
 // reader session can be while the worker waits for a range to lease or split.
 inline constexpr int idle_too_long = 4031;  // ER_CLIENT_INTERACTION_TIMEOUT
+// A TLS session that breaks once established (a read that timed out on a frozen server, a reset) is
+// reported as this rather than as 2013. At connect it is a failed handshake instead, which never gets
+// here: explain_tls_failure (tls.hpp) turns it into AccessDenied first.
+inline constexpr int tls_error = 2026;  // CR_SSL_CONNECTION_ERROR
 
 // The statement failed but the session lives; the same statement may succeed when tried again.
 inline constexpr int lock_wait_timeout = 1205;  // only the statement was rolled back
@@ -32,6 +36,7 @@ constexpr bool is_connection_loss(int code) {
         case connection_killed:
         case server_shutdown:
         case idle_too_long:
+        case tls_error:
             return true;
         default:
             return false;

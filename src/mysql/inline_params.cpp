@@ -36,8 +36,12 @@ std::size_t end_of_comment(std::string_view sql, std::size_t at) {
 bool starts_comment(std::string_view sql, std::size_t at) {
     if (sql[at] == '#') return true;
     if (sql.substr(at, 2) == "/*") return true;
-    return sql.substr(at, 2) == "--" && (at + 2 == sql.size() || sql[at + 2] == ' ' || sql[at + 2] == '\t' ||
-                                         sql[at + 2] == '\n' || sql[at + 2] == '\r');
+    // The server's rule, which the --where check follows too (paging/where_clause.cpp): the dashes start a
+    // comment when a space or control character follows them, or nothing does.
+    if (sql.substr(at, 2) != "--") return false;
+    if (at + 2 == sql.size()) return true;
+    const auto next = static_cast<unsigned char>(sql[at + 2]);
+    return next <= ' ' || next == 0x7f;
 }
 
 void append_literal(std::string& out, const KeyPart& value, const QuoteString& quote_string) {

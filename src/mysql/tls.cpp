@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "mysql/error_codes.hpp"
 #include "url.hpp"
 
 namespace rowpump::mysql {
@@ -11,7 +12,6 @@ namespace rowpump::mysql {
 namespace {
 
 constexpr int access_denied = 1045;
-constexpr int tls_connection_error = 2026;  // CR_SSL_CONNECTION_ERROR
 
 struct HandleClose {
     void operator()(MYSQL* handle) const noexcept { mysql_close(handle); }
@@ -69,11 +69,11 @@ void throw_tls_not_offered(const MySqlOptions& options) {
     throw AccessDenied("TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
                            "): the server offers no TLS (its have_ssl is not YES), and the session would be plain; "
                            "enable TLS on the server, or choose ssl-mode=PREFERRED to accept a plain session",
-                       tls_connection_error, "HY000", "");
+                       codes::tls_error, "HY000", "");
 }
 
 std::optional<std::string> explain_tls_failure(int code, const std::string& what, const MySqlOptions& options) {
-    if (code == tls_connection_error && options.ssl_mode != SslMode::disabled)
+    if (code == codes::tls_error && options.ssl_mode != SslMode::disabled)
         return "TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
                "): " + redact_url(what) + " (" + verification_hint(options) + ")";
     if (code == access_denied && options.ssl_mode == SslMode::disabled && options.socket.empty() &&

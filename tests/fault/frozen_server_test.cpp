@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 
 #include "fault/freezing_proxy.hpp"
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/redis_fixture.hpp"
+#include "integration/tls_fixture.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
 
@@ -25,18 +27,21 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 class FrozenServerTest : public MySqlTest {};
+class FrozenTlsServerTest : public TlsServerTest {};
 
-TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeouts) {
+// Runs a backfill of a table of `tables` through a relay to `source`'s server, freezes the relay once
+// 500 rows are in Redis, and checks that the run ends with one clear line within its timeouts.
+void expect_frozen_source_ends_the_run(MySqlOptions source, TestTables& tables) {
     const auto url = redis_url_from_env();
     ASSERT_TRUE(url) << start_redis_hint;
-    const auto table = tables().create("frozen_src", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
-    tables().execute(table, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000");
-    ASSERT_TRUE(options().socket.empty()) << "the relay needs the server on TCP";
-    FreezingProxy proxy(options().host, options().port);
+    const auto table = tables.create("frozen_src", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
+    tables.execute(table, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_20000");
+    ASSERT_TRUE(source.socket.empty()) << "the relay needs the server on TCP";
+    auto proxy = std::make_unique<FreezingProxy>(source.host, source.port);
 
     JobSpec spec;
-    spec.mysql = options();
-    spec.mysql.port = proxy.port();
+    spec.mysql = std::move(source);
+    spec.mysql.port = proxy->port();
     spec.mysql.connect_timeout = 2s;
     spec.mysql.read_timeout = 2s;
     spec.mysql.retry_budget = 3s;
@@ -56,12 +61,16 @@ TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeout
     const auto started = Clock::now();
     while (redis.command({"LLEN", spec.sink.queue}).integer < 500 && Clock::now() - started < 30s)
         std::this_thread::sleep_for(10ms);
-    proxy.freeze();
+    proxy->freeze();
     const auto frozen_at = Clock::now();
 
     const bool ended = job.wait_for(90s) == std::future_status::ready;
     redis.command({"DEL", spec.sink.queue});
-    ASSERT_TRUE(ended) << "run_job still waits for the frozen server after 90 s";
+    if (!ended) {
+        // Closing the relay's sockets ends the stuck read, so the suite does not wait for it forever.
+        proxy.reset();
+        FAIL() << "run_job still waits for the frozen server after 90 s";
+    }
     const double seconds = std::chrono::duration<double>(Clock::now() - frozen_at).count();
     try {
         job.get();
@@ -75,6 +84,16 @@ TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeout
     // 6 s for the page read, then 3 s of reconnects that each wait up to 2 s.
     EXPECT_LT(seconds, 30.0) << "took far longer than the timeouts allow";
     EXPECT_GT(seconds, 5.0) << "gave up before the page's read timeout";
+}
+
+TEST_F(FrozenServerTest, AFrozenSourceEndsTheRunWithOneClearLineWithinItsTimeouts) {
+    expect_frozen_source_ends_the_run(options(), tables());
+}
+
+// Over TLS the driver's non-blocking reads ask to wait for the socket with no timeout, so a reader that
+// waited its own way on them waited forever.
+TEST_F(FrozenTlsServerTest, AFrozenSourceOverTlsEndsTheRunWithinItsTimeoutsToo) {
+    expect_frozen_source_ends_the_run(options_, tables());
 }
 
 TEST(ServerTimeoutFlags, HelpStatesEachDefault) {

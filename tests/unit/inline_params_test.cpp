@@ -31,6 +31,13 @@ TEST(InlineParams, ADashDashWithoutASpaceIsNotAComment) {
     EXPECT_EQ(inline_params("SELECT 5--? FROM t", {std::int64_t{3}}, marked), "SELECT 5--3 FROM t");
 }
 
+// The server (and the --where check) starts a comment at "--" and any control character, a form feed too.
+TEST(InlineParams, ADashDashBeforeAnyControlCharacterIsAComment) {
+    EXPECT_EQ(inline_params("SELECT a FROM t WHERE (a = 1 --\f why?\n) AND k > ?", {std::int64_t{7}}, marked),
+              "SELECT a FROM t WHERE (a = 1 --\f why?\n) AND k > 7");
+    EXPECT_EQ(inline_params("SELECT ? --\x01 ?'", {std::int64_t{7}}, marked), "SELECT 7 --\x01 ?'");
+}
+
 TEST(InlineParams, PlaceholdersAndValuesThatDoNotPairUpAreABug) {
     EXPECT_THROW(inline_params("SELECT ? + ?", {std::int64_t{1}}, marked), Error);
     EXPECT_THROW(inline_params("SELECT ?", {std::int64_t{1}, std::int64_t{2}}, marked), Error);

@@ -50,7 +50,7 @@ TEST(RetryBudget, ARetryAroundARetryWaitsOneBudgetAndEndsWithAFinalError) {
 TEST(RetryBudget, TheTableSaysWhichCodesAreTransientAndACommitInDoubtIsALostConnection) {
     for (int code : {mysql::codes::lock_wait_timeout, mysql::codes::deadlock, mysql::codes::server_gone,
                      mysql::codes::lost_during_query, mysql::codes::connection_killed, mysql::codes::server_shutdown,
-                     mysql::codes::cannot_connect_tcp, mysql::codes::idle_too_long})
+                     mysql::codes::cannot_connect_tcp, mysql::codes::idle_too_long, mysql::codes::tls_error})
         EXPECT_TRUE(DbError("x", code, "HY000", "").is_transient()) << code;
     for (int code : {1062 /* duplicate key */, 1146 /* no such table */, 1969 /* statement time limit */})
         EXPECT_FALSE(DbError("x", code, "HY000", "").is_transient()) << code;

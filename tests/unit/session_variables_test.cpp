@@ -55,6 +55,13 @@ TEST(SessionVariables, TimeZoneStaysUtc) { expect_refused("TIME_ZONE=+05:00", "t
 // One reader session serves all the ranges of a worker: with autocommit off it would be one transaction
 // for the whole run.
 TEST(SessionVariables, AutocommitStaysOn) { expect_refused("autocommit=0", "autocommit cannot be set"); }
+// The driver escapes values in the character set it connected with: a session that read them in
+// another (gbk's 0xBF 0x27) would see a quote the escaping let through.
+TEST(SessionVariables, TheConnectionCharacterSetStaysUtf8mb4) {
+    for (const char* item : {"character_set_client=gbk", "CHARACTER_SET_CONNECTION=big5", "character_set_results=latin1",
+                             "collation_connection=sjis_japanese_ci"})
+        expect_refused(item, "cannot be set");
+}
 
 }  // namespace
 }  // namespace rowpump
