@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "log.hpp"
 #include "mysql/consistent_snapshot.hpp"
@@ -89,7 +90,10 @@ struct PageReader::Impl {
 
     SqlFragment page_query(std::size_t limit) const { return sql.page(pass, bounds(), limit, rows_skipped); }
 
-    Page fetch_rows(const SqlFragment& query) {
+    Page fetch_rows(const SqlFragment& query) { return fetch_rows(std::span<const SqlFragment>(&query, 1)); }
+
+    // One page from the rows of `queries`, in their order: all of them again after a lost connection.
+    Page fetch_rows(std::span<const SqlFragment> queries) {
         const std::size_t width = sql.select_columns().size();
         // A recycled page keeps its buffers: no allocation, and no fresh memory for the kernel to fault in.
         Page page = spare ? std::move(*spare) : Page(width);
@@ -99,15 +103,17 @@ struct PageReader::Impl {
             // Sized like the previous page, with room for a few longer values: one allocation instead of
             // a series of regrowths (each a copy of all the page holds so far).
             page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
-            connection.for_each_row(query.sql, query.params, [&](const mysql::RowCells& row) {
-                if (row.size() != width)
-                    throw Error("bug: a page query returned " + std::to_string(row.size()) + " columns for " +
-                                std::to_string(width));
-                for (std::size_t column = 0; column < width; ++column) {
-                    if (row.is_null(column)) page.append_null();
-                    else page.append(row[column]);
-                }
-            });
+            for (const SqlFragment& query : queries) {
+                connection.for_each_row(query.sql, query.params, [&](const mysql::RowCells& row) {
+                    if (row.size() != width)
+                        throw Error("bug: a page query returned " + std::to_string(row.size()) + " columns for " +
+                                    std::to_string(width));
+                    for (std::size_t column = 0; column < width; ++column) {
+                        if (row.is_null(column)) page.append_null();
+                        else page.append(row[column]);
+                    }
+                });
+            }
             if (!page.empty()) page.set_last_key(last_key_of(page));
             last_page_bytes = page.byte_size();
             last_page_cells = page.row_count() * width;
@@ -142,7 +148,7 @@ struct PageReader::Impl {
         });
         keys_found = keys.size();
         if (keys.empty()) return Page(sql.select_columns().size());
-        Page page = fetch_rows(sql.rows_with_keys(pass, keys));
+        Page page = fetch_rows(sql.rows_with_keys_in_statements(pass, keys));
         // Rows deleted between the phases leave the page shorter; paging still resumes after the last key.
         page.set_last_key(keys.back());
         return page;

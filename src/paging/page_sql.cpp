@@ -3,6 +3,7 @@
 #include "paging/select_expression.hpp"
 
 #include <algorithm>
+#include <variant>
 
 namespace rowpump {
 
@@ -178,6 +179,29 @@ SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys
                         column_list(k.bare),
                     std::move(where.params)};
     return out;
+}
+
+std::vector<SqlFragment> PageSql::rows_with_keys_in_statements(Pass pass, const std::vector<KeyValue>& keys,
+                                                                std::size_t max_list_bytes) const {
+    const bool lists_keys = !(pass == Pass::main && where_.empty());
+    // Never the span in parts: rows inserted between two parts would be skipped.
+    if (!lists_keys || keys.empty()) return {rows_with_keys(pass, keys)};
+    const auto bytes_of = [](const KeyValue& key) {
+        std::size_t bytes = 0;
+        for (const KeyPart& part : key)
+            bytes += std::holds_alternative<std::string>(part) ? std::get<std::string>(part).size() : 20;
+        return bytes;
+    };
+    std::vector<SqlFragment> statements;
+    for (std::size_t first = 0; first < keys.size();) {
+        std::size_t last = first + 1;
+        std::size_t bytes = bytes_of(keys[first]);
+        for (; last < keys.size() && bytes + bytes_of(keys[last]) <= max_list_bytes; ++last) bytes += bytes_of(keys[last]);
+        statements.push_back(rows_with_keys(pass, {keys.begin() + static_cast<std::ptrdiff_t>(first),
+                                                   keys.begin() + static_cast<std::ptrdiff_t>(last)}));
+        first = last;
+    }
+    return statements;
 }
 
 SqlFragment PageSql::offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const {

@@ -1,6 +1,7 @@
 #pragma once
 // The SQL of one page for each paging strategy. Pure string building: no connection here, so every
 // statement can be checked by unit tests and shown by `explain`.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,10 +47,18 @@ public:
     SqlFragment deferred_join(Pass pass, const PageBounds& bounds, std::size_t limit) const;
     // id-in, phase 1: SELECT key FROM t WHERE ... ORDER BY key LIMIT ?
     SqlFragment keys_only(Pass pass, const PageBounds& bounds, std::size_t limit) const;
-    // id-in, phase 2: SELECT cols FROM t WHERE key IN (...) ORDER BY key, or, when phase 1 had no filter,
-    // SELECT cols FROM t WHERE key >= first AND key <= last AND (key IN (...)) IS TRUE ORDER BY key.
+    // id-in, phase 2: SELECT cols FROM t WHERE key IN (...) AND (filter) ORDER BY key, or, when phase 1
+    // had no filter, SELECT cols FROM t WHERE key >= first AND key <= last ORDER BY key (no list).
     // `keys` are phase 1's, in key order.
     SqlFragment rows_with_keys(Pass pass, const std::vector<KeyValue>& keys) const;
+    // Phase 2 as the reader sends it: where the keys go in a list, as many statements as keep each list
+    // within `max_list_bytes` of key values, in key order; otherwise the one statement.
+    std::vector<SqlFragment> rows_with_keys_in_statements(Pass pass, const std::vector<KeyValue>& keys,
+                                                          std::size_t max_list_bytes = max_key_list_bytes) const;
+    // A page of long keys in one list could pass the server's max_allowed_packet (16 MB on MariaDB, 4 MB
+    // on MySQL 5.7), and the server then closes the session. A megabyte of values, escaped and framed,
+    // stays under any default.
+    static constexpr std::size_t max_key_list_bytes = std::size_t{1} << 20;
     // SELECT cols FROM t WHERE filter AND bounds ORDER BY key LIMIT ? OFFSET ?
     SqlFragment offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const;
 

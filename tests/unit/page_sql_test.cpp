@@ -72,6 +72,40 @@ TEST(PageSql, IdInSecondPhaseWithAFilterListsEveryKeyTuple) {
     EXPECT_EQ(page.params.size(), 4u);
 }
 
+// A page of long keys would pass max_allowed_packet in one list: it goes in several, each within the
+// limit and in key order, holding every key once.
+TEST(PageSql, IdInSecondPhaseSplitsALongKeyListIntoStatementsWithinTheLimit) {
+    auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"}, "b <> 'z'");
+    PageSql sql(plan);
+    std::vector<KeyValue> keys;
+    for (std::int64_t i = 0; i < 10; ++i) keys.push_back({i, std::string(80, static_cast<char>('a' + i))});
+    const auto statements = sql.rows_with_keys_in_statements(Pass::main, keys, 300);  // 100 bytes a key
+    ASSERT_EQ(statements.size(), 4u);  // 3 + 3 + 3 + 1
+    std::vector<mysql::Param> params;
+    for (const auto& statement : statements) {
+        EXPECT_NE(statement.sql.find(" IN (("), std::string::npos) << statement.sql;
+        EXPECT_NE(statement.sql.find("AND (b <> 'z')"), std::string::npos) << statement.sql;
+        EXPECT_LE(statement.params.size(), 6u);
+        params.insert(params.end(), statement.params.begin(), statement.params.end());
+    }
+    std::vector<mysql::Param> expected;
+    for (const auto& key : keys) expected.insert(expected.end(), key.begin(), key.end());
+    EXPECT_EQ(params, expected);
+    // One key larger than the limit still goes, alone.
+    EXPECT_EQ(sql.rows_with_keys_in_statements(Pass::main, keys, 10).size(), keys.size());
+    EXPECT_EQ(sql.rows_with_keys_in_statements(Pass::main, keys).size(), 1u);
+}
+
+// Without a filter phase 2 reads the span in one statement whatever the keys: in parts, rows inserted
+// between two parts would be skipped.
+TEST(PageSql, IdInSecondPhaseWithoutAFilterIsOneStatementHoweverLongItsKeys) {
+    auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"});
+    PageSql sql(plan);
+    std::vector<KeyValue> keys;
+    for (std::int64_t i = 0; i < 10; ++i) keys.push_back({i, std::string(80, 'x')});
+    EXPECT_EQ(sql.rows_with_keys_in_statements(Pass::main, keys, 100).size(), 1u);
+}
+
 TEST(PageSql, IdInSecondPhaseWithoutAFilterReadsTheSpanOfItsKeysWithoutListingThem) {
     auto plan = plan_for({column("a", ColumnKind::signed_integer), column("b", ColumnKind::text)}, {"a", "b"});
     PageSql sql(plan);
