@@ -192,11 +192,19 @@ std::vector<SqlFragment> PageSql::rows_with_keys_in_statements(Pass pass, const 
             bytes += std::holds_alternative<std::string>(part) ? std::get<std::string>(part).size() : 20;
         return bytes;
     };
-    std::vector<SqlFragment> statements;
+    // Where each statement's keys end; one statement (the usual case) takes the keys without a copy.
+    std::vector<std::size_t> ends;
     for (std::size_t first = 0; first < keys.size();) {
         std::size_t last = first + 1;
         std::size_t bytes = bytes_of(keys[first]);
         for (; last < keys.size() && bytes + bytes_of(keys[last]) <= max_list_bytes; ++last) bytes += bytes_of(keys[last]);
+        ends.push_back(last);
+        first = last;
+    }
+    if (ends.size() == 1) return {rows_with_keys(pass, keys)};
+    std::vector<SqlFragment> statements;
+    std::size_t first = 0;
+    for (const std::size_t last : ends) {
         statements.push_back(rows_with_keys(pass, {keys.begin() + static_cast<std::ptrdiff_t>(first),
                                                    keys.begin() + static_cast<std::ptrdiff_t>(last)}));
         first = last;
