@@ -74,7 +74,7 @@ public:
         auto ranges = ranges_between(points);
         for (std::size_t i = 0; i < ranges.size(); ++i)
             result.partitions.push_back({std::move(ranges[i]), static_cast<std::uint64_t>(std::llround(rows[i]))});
-        result.method = "index estimates (" + std::to_string(dives_) + " in " + std::to_string(explains_) +
+        result.method = "index estimates (" + std::to_string(dives_) + " in " + std::to_string(explains()) +
                         " EXPLAINs), corrected by " +
                         std::to_string(counted_) + " exact counts of " + std::to_string(counted_rows_) + " rows";
         if (snaps_ > 0) result.method += ", boundaries snapped to real keys by " + std::to_string(snaps_) + " lookups";
@@ -107,7 +107,7 @@ public:
             result.partitions.push_back({std::move(range), static_cast<std::uint64_t>(std::llround(rows))});
         }
         result.method = "arithmetic between the key's ends; rows by index estimates (" + std::to_string(dives_) +
-                        " in " + std::to_string(explains_) + " EXPLAINs), corrected by " + std::to_string(counted_) + " exact counts of " +
+                        " in " + std::to_string(explains()) + " EXPLAINs), corrected by " + std::to_string(counted_) + " exact counts of " +
                         std::to_string(counted_rows_) + " rows";
         return result;
     }
@@ -140,13 +140,15 @@ private:
         counted_ += counted.size();
     }
 
+    // The EXPLAIN statements this plan's estimates took.
+    std::size_t explains() const { return index_.explains_sent() - explains_before_; }
+
     std::optional<KeyPart> end_of(std::uint64_t to) const {
         return to < width_ ? std::optional<KeyPart>(lead_at(to + 1)) : std::nullopt;
     }
 
     std::uint64_t estimate(std::uint64_t from, std::uint64_t to) {
         ++dives_;
-        ++explains_;
         return index_.estimate_leading(lead_at(from), end_of(to));
     }
 
@@ -159,7 +161,6 @@ private:
         const std::vector<std::uint64_t> estimates = index_.estimate_leading(spans);
         for (std::size_t k = 0; k < pending.size(); ++k) cells[pending[k]].estimate = estimates[k];
         dives_ += pending.size();
-        explains_ += (pending.size() + KeyIndex::estimates_per_explain - 1) / KeyIndex::estimates_per_explain;
     }
 
     // Where a range starting at the first column's value `offset` starts: that value itself for a
@@ -352,7 +353,7 @@ private:
     const bool snapped_;
     std::vector<Cell> cells_;
     std::size_t dives_ = 0;     // estimates
-    std::size_t explains_ = 0;  // statements that made them
+    std::size_t explains_before_ = index_.explains_sent();  // the index's count when this planner began
     std::size_t snaps_ = 0;
     std::size_t counted_ = 0;
     std::uint64_t counted_rows_ = 0;

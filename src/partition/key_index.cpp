@@ -135,6 +135,7 @@ std::uint64_t KeyIndex::estimate_where(const SqlFragment& where) {
                             " WHERE " + where.sql;
     return connection_.retrying([&]() -> std::uint64_t {
         auto result = connection_.query(sql, where.params);
+        ++explains_sent_;
         return result.next() ? estimated_rows(result) : 0;
     });
 }
@@ -178,6 +179,7 @@ std::vector<std::uint64_t> KeyIndex::estimate_leading(const std::vector<LeadingS
         }
         const bool one_row_per_select = connection_.retrying([&] {
             auto result = connection_.query(sql, params);
+            ++explains_sent_;
             const auto id_column = result.column("id");
             std::vector<bool> seen(count, false);
             while (result.next()) {

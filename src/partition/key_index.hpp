@@ -56,6 +56,8 @@ public:
     std::vector<std::size_t> rank_leading_characters(const std::vector<std::string>& characters);
 
     const std::vector<Column>& columns() const { return columns_; }
+    // How many EXPLAIN statements the estimates have sent so far, batched or one span each.
+    std::size_t explains_sent() const { return explains_sent_; }
 
 private:
     SqlFragment rows_read() const;  // the filter and the key's NOT NULLs: the rows the main pass reads
@@ -73,6 +75,7 @@ private:
     std::vector<Column> columns_;
     KeyExpression key_;
     std::string select_list_;  // the key columns as select_expression() reads them exactly
+    std::size_t explains_sent_ = 0;
 };
 
 }  // namespace rowpump
