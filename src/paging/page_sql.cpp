@@ -152,7 +152,7 @@ SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys
     const PassKey& k = key(pass);
     const bool composite = k.columns.size() > 1;
     SqlFragment where;
-    if (pass == Pass::main && where_.empty() && !keys.empty()) {
+    if (reads_span_of_keys(pass) && !keys.empty()) {
         // Without a filter, phase 1's keys are every key between its first and last: the span, read in the
         // key's index, holds exactly the page's rows, plus any row inserted into it since phase 1, which is
         // read as a keyset page would read it (the page's checkpoint is its last key either way, so such a
@@ -183,9 +183,8 @@ SqlFragment PageSql::rows_with_keys(Pass pass, const std::vector<KeyValue>& keys
 
 std::vector<SqlFragment> PageSql::rows_with_keys_in_statements(Pass pass, const std::vector<KeyValue>& keys,
                                                                 std::size_t max_list_bytes) const {
-    const bool lists_keys = !(pass == Pass::main && where_.empty());
     // Never the span in parts: rows inserted between two parts would be skipped.
-    if (!lists_keys || keys.empty()) return {rows_with_keys(pass, keys)};
+    if (reads_span_of_keys(pass) || keys.empty()) return {rows_with_keys(pass, keys)};
     const auto bytes_of = [](const KeyValue& key) {
         std::size_t bytes = 0;
         for (const KeyPart& part : key)

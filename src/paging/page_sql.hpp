@@ -63,6 +63,9 @@ public:
     SqlFragment offset(Pass pass, const PageBounds& bounds, std::size_t limit, std::uint64_t skip) const;
 
 private:
+    // Phase 2 reads the span between phase 1's first and last keys (no filter: they are every key there)
+    // rather than a list of them.
+    bool reads_span_of_keys(Pass pass) const { return pass == Pass::main && where_.empty(); }
     struct PassKey {
         std::vector<Column> columns;
         KeyExpression bare;
