@@ -45,8 +45,9 @@ const char* const ranges_ddl =
 
 class MySqlJobLedger final : public JobLedger {
 public:
+    // Its session writes the queue rows, so it runs on Connector/C, for array binding (mysql/connection.hpp).
     MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
-        : connection_(std::move(options)),
+        : connection_(std::move(options), mysql::SessionDriver::connector_c),
           definition_(definition),
           queue_(sink.queue),
           inserter_(connection_, sink.queue, sink.priority_lists.size()) {}

@@ -1,19 +1,10 @@
 #include "mysql/connection.hpp"
 
-#include <cppconn/connection.h>
-#include <cppconn/exception.h>
-#include <cppconn/prepared_statement.h>
-#include <cppconn/resultset.h>
-#include <cppconn/statement.h>
-#include <mysql_driver.h>
-
 #include <cctype>
-#include <mutex>
-#include <optional>
 #include <thread>
-#include <unordered_map>
 
 #include "log.hpp"
+#include "mysql/driver_session.hpp"
 #include "mysql/error_codes.hpp"
 #include "mysql/tls.hpp"
 #include "rowpump/error.hpp"
@@ -22,76 +13,11 @@ namespace rowpump::mysql {
 
 namespace {
 
-sql::mysql::MySQL_Driver& driver() {
-    // The first call initialises the client library, which is not thread-safe.
-    static std::once_flag once;
-    static sql::mysql::MySQL_Driver* instance = nullptr;
-    std::call_once(once, [] { instance = sql::mysql::get_mysql_driver_instance(); });
-    return *instance;
-}
-
 constexpr int unknown_system_variable = 1193;
 constexpr int statement_timeout_mariadb = 1969;  // max_statement_time exceeded
 constexpr int statement_timeout_mysql = 3024;    // max_execution_time exceeded
 
-void bind(sql::PreparedStatement& statement, const std::vector<Param>& params) {
-    for (unsigned i = 0; i < params.size(); ++i) {
-        const unsigned index = i + 1;
-        if (auto s = std::get_if<std::int64_t>(&params[i])) statement.setInt64(index, *s);
-        else if (auto u = std::get_if<std::uint64_t>(&params[i])) statement.setUInt64(index, *u);
-        else statement.setString(index, std::get<std::string>(params[i]));
-    }
-}
-
-// Copies a driver result into rowpump's own, cell by cell in the server's text form.
-Rows copy_rows(sql::ResultSet& result) {
-    auto* metadata = result.getMetaData();
-    const auto width = metadata->getColumnCount();
-    std::vector<std::string> labels;
-    labels.reserve(width);
-    for (unsigned column = 1; column <= width; ++column) labels.push_back(metadata->getColumnLabel(column));
-    std::vector<Rows::Row> rows;
-    while (result.next()) {
-        Rows::Row& row = rows.emplace_back();
-        row.reserve(width);
-        for (unsigned column = 1; column <= width; ++column) {
-            if (result.isNull(column)) row.emplace_back(std::nullopt);
-            else row.emplace_back(result.getString(column));
-        }
-    }
-    return Rows(std::move(labels), std::move(rows));
-}
-
-// Connector/C++ hands these to MariaDB Connector/C: sslEnforce asks for TLS (which the library drops
-// quietly when the server offers none: open() looks), sslCA makes it verify the certificate chain,
-// sslVerify adds the host name check.
-void add_tls_options(sql::ConnectOptionsMap& map, const MySqlOptions& options) {
-    if (options.ssl_mode == SslMode::disabled) return;
-    map["sslEnforce"] = true;
-    if (!options.ssl_ca.empty()) map["sslCA"] = sql::SQLString(options.ssl_ca);
-    if (!options.ssl_cert.empty()) map["sslCert"] = sql::SQLString(options.ssl_cert);
-    if (!options.ssl_key.empty()) map["sslKey"] = sql::SQLString(options.ssl_key);
-    if (options.ssl_mode == SslMode::verify_identity) map["sslVerify"] = true;
-}
-
 }  // namespace
-
-struct Connection::Session {
-    std::unique_ptr<sql::Connection> connection;
-    std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements;
-    std::optional<std::uint64_t> id;  // CONNECTION_ID(), once asked
-
-    sql::PreparedStatement& prepare(const std::string& sql, const MySqlOptions& options) {
-        auto found = statements.find(sql);
-        if (found != statements.end()) return *found->second;
-        try {
-            auto [inserted, _] = statements.emplace(sql, connection->prepareStatement(sql));
-            return *inserted->second;
-        } catch (const sql::SQLException& error) {
-            throw_db_error(error, sql, options);
-        }
-    }
-};
 
 std::string quote_identifier(const std::string& name) {
     std::string out = "`";
@@ -100,13 +26,6 @@ std::string quote_identifier(const std::string& name) {
         out += c;
     }
     return out + "`";
-}
-
-void throw_db_error(const std::exception& driver_error, const std::string& sql, const MySqlOptions& options) {
-    const auto* error = dynamic_cast<const sql::SQLException*>(&driver_error);
-    const int code = error ? error->getErrorCode() : 0;
-    const std::string state = error ? error->getSQLState() : std::string("HY000");
-    throw_server_error(code, state, driver_error.what(), sql, options);
 }
 
 void throw_server_error(int code, const std::string& state, const std::string& what, const std::string& sql,
@@ -134,39 +53,20 @@ void throw_connect_error(int code, const std::string& state, const std::string& 
     throw_server_error(code, state, what, "", options);
 }
 
-Connection::Connection(MySqlOptions options) : options_(std::move(options)) { open(); }
+Connection::Connection(MySqlOptions options, SessionDriver driver) : options_(std::move(options)), driver_(driver) {
+    open();
+}
 Connection::~Connection() = default;
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
+std::uint64_t DriverSession::execute_bulk(const std::string& sql, const std::vector<BulkColumn>&) {
+    throw Error("bug: execute_bulk on a session without array binding, for " + sql);
+}
+
 void Connection::open() {
     session_.reset();
-    sql::ConnectOptionsMap map;
-    if (options_.socket.empty()) {
-        // An IPv6 address goes in brackets, or its colons would be read as the port's.
-        const bool ipv6 = options_.host.find(':') != std::string::npos;
-        map["hostName"] = sql::SQLString("tcp://" + (ipv6 ? "[" + options_.host + "]" : options_.host) + ":" +
-                                         std::to_string(options_.port));
-    } else {
-        map["hostName"] = sql::SQLString("unix://" + options_.socket);
-    }
-    map["userName"] = sql::SQLString(options_.user);
-    map["password"] = sql::SQLString(options_.password);
-    if (!options_.database.empty()) map["schema"] = sql::SQLString(options_.database);
-    map["OPT_CONNECT_TIMEOUT"] = static_cast<int>(options_.connect_timeout.count());
-    if (options_.read_timeout.count() > 0) map["OPT_READ_TIMEOUT"] = static_cast<int>(options_.read_timeout.count());
-    if (options_.write_timeout.count() > 0)
-        map["OPT_WRITE_TIMEOUT"] = static_cast<int>(options_.write_timeout.count());
-    map["OPT_RECONNECT"] = false;  // a silent reconnect would lose session state; we reconnect ourselves
-    map["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
-    add_tls_options(map, options_);
-    try {
-        auto session = std::make_unique<Session>();
-        session->connection.reset(driver().connect(map));
-        session_ = std::move(session);
-    } catch (const sql::SQLException& error) {
-        throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options_);
-    }
+    session_ = driver_ == SessionDriver::connector_c ? open_client_session(options_) : open_cppconn_session(options_);
     if (needs_tls(options_)) {
         auto cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
         if (!cipher.next() || cipher.text(2).empty()) {
@@ -271,35 +171,27 @@ void Connection::recover_from(const Error& error, int attempt, const RetryDeadli
 
 Rows Connection::query(const std::string& sql, const std::vector<Param>& params) {
     if (!session_) open();
-    auto& statement = session_->prepare(sql, options_);
-    try {
-        bind(statement, params);
-        std::unique_ptr<sql::ResultSet> result(statement.executeQuery());
-        return copy_rows(*result);
-    } catch (const sql::SQLException& error) {
-        throw_db_error(error, sql, options_);
-    }
+    return session_->query(sql, params);
 }
 
 std::uint64_t Connection::execute(const std::string& sql, const std::vector<Param>& params) {
     if (!session_) open();
-    auto& statement = session_->prepare(sql, options_);
-    try {
-        bind(statement, params);
-        return static_cast<std::uint64_t>(statement.executeUpdate());
-    } catch (const sql::SQLException& error) {
-        throw_db_error(error, sql, options_);
-    }
+    return session_->execute(sql, params);
 }
 
 void Connection::execute_text(const std::string& sql) {
     if (!session_) open();
-    try {
-        std::unique_ptr<sql::Statement> statement(session_->connection->createStatement());
-        statement->execute(sql);
-    } catch (const sql::SQLException& error) {
-        throw_db_error(error, sql, options_);
-    }
+    session_->execute_text(sql);
+}
+
+bool Connection::supports_bulk() {
+    if (!session_) open();
+    return session_->supports_bulk();
+}
+
+std::uint64_t Connection::execute_bulk(const std::string& sql, const std::vector<BulkColumn>& columns) {
+    if (!session_) open();
+    return session_->execute_bulk(sql, columns);
 }
 
 std::uint64_t Connection::connection_id() {
@@ -314,13 +206,6 @@ std::uint64_t Connection::session_id() {
     return *session_->id;
 }
 
-bool Connection::alive() {
-    if (!session_) return false;
-    try {
-        return session_->connection->isValid();
-    } catch (const sql::SQLException&) {
-        return false;
-    }
-}
+bool Connection::alive() { return session_ && session_->alive(); }
 
 }  // namespace rowpump::mysql

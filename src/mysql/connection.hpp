@@ -1,10 +1,15 @@
 #pragma once
-// The control plane's connection, on Connector/C++ (which stays in connection.cpp): a move-only session
-// that prepares and caches statements, binds values, returns results as rowpump's own Rows, turns driver
-// exceptions into rowpump errors, and retries transient failures within one deadline-based budget.
+// The control plane's connection: a move-only session that runs statements with bound values, returns
+// results as rowpump's own Rows, turns driver errors into rowpump errors, and retries transient failures
+// within one deadline-based budget. It runs on Connector/C++ unless asked for Connector/C, which the
+// queue writers are: only that driver offers array binding (execute_bulk). driver_session.hpp says what
+// each driver does beneath it.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "mysql/rows.hpp"
@@ -18,10 +23,20 @@ namespace rowpump::mysql {
 // A bound value: NULL is not needed by any query rowpump writes.
 using Param = KeyPart;
 
+// One column of a statement that runs once per row (execute_bulk): a value for each row. Text is not
+// copied: it must outlive the call.
+using BulkColumn = std::variant<std::vector<std::int64_t>, std::vector<std::string_view>>;
+
+// The driver a Connection runs on. connector_c sends statements with values through the text protocol,
+// as escaped literals (inline_params.hpp), and offers execute_bulk.
+enum class SessionDriver { connector_cpp, connector_c };
+
+class DriverSession;
+
 class Connection {
 public:
     // Connects at once; throws AccessDenied, ConnectionLost (server unreachable) or DbError.
-    explicit Connection(MySqlOptions options);
+    explicit Connection(MySqlOptions options, SessionDriver driver = SessionDriver::connector_cpp);
     ~Connection();
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;
@@ -32,6 +47,16 @@ public:
     std::uint64_t execute(const std::string& sql, const std::vector<Param>& params = {});
     // Runs a statement through the text protocol (for what cannot be prepared: SET, KILL, DDL).
     void execute_text(const std::string& sql);
+
+    // True when execute_bulk can be used: a connector_c session on a MariaDB server (10.2 and later) that
+    // offers bulk execution. MySQL servers do not.
+    bool supports_bulk();
+    // Runs `sql`, a statement with one row's placeholders, once for each row of `columns` (all of one
+    // length), in one round trip with array binding (COM_STMT_BULK_EXECUTE): the server parses it once
+    // and binds each row without writing its values into the statement's text. Returns the affected row
+    // count. Only when supports_bulk(); a server that refuses it for this statement throws DbError (4033
+    // under binlog_format=STATEMENT).
+    std::uint64_t execute_bulk(const std::string& sql, const std::vector<BulkColumn>& columns);
 
     // The server's id of this session, as CONNECTION_ID() returns it.
     std::uint64_t connection_id();
@@ -64,16 +89,13 @@ private:
     void open();
     // Waits, then reconnects when the session is gone; throws the final error once `deadline` is spent.
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
-    struct Session;  // the driver's connection and its prepared statements
-
     MySqlOptions options_;
-    std::unique_ptr<Session> session_;
+    SessionDriver driver_;
+    std::unique_ptr<DriverSession> session_;
 };
 
-// Converts a driver exception into the rowpump error it means. `sql` is the statement that failed.
-[[noreturn]] void throw_db_error(const std::exception& driver_error, const std::string& sql,
-                                 const MySqlOptions& options);
-// The same from an error code, SQLSTATE and text, whichever driver reported them (one error table).
+// The rowpump error that a server or driver error means, whichever driver reported it (one error table).
+// `sql` is the statement that failed.
 [[noreturn]] void throw_server_error(int code, const std::string& state, const std::string& what,
                                      const std::string& sql, const MySqlOptions& options);
 // A connection that could not be opened: a server that cannot be reached says so, with the cause.

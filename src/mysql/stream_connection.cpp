@@ -6,12 +6,11 @@
 
 #include <cerrno>
 #include <chrono>
-#include <mutex>
 #include <thread>
 
 #include "log.hpp"
+#include "mysql/client_handle.hpp"
 #include "mysql/inline_params.hpp"
-#include "mysql/tls.hpp"
 
 namespace rowpump::mysql {
 
@@ -20,19 +19,6 @@ namespace {
 struct ResultFree {
     void operator()(MYSQL_RES* result) const noexcept { mysql_free_result(result); }
 };
-
-// As Connector/C++ does for the control plane (connection.cpp): enforce asks for TLS (dropped quietly
-// when the server offers none: open() looks), a CA makes the library verify the chain,
-// VERIFY_SERVER_CERT adds the host name check.
-void set_tls_options(MYSQL* handle, const MySqlOptions& options) {
-    if (options.ssl_mode == SslMode::disabled) return;
-    const my_bool on = 1;
-    mysql_options(handle, MYSQL_OPT_SSL_ENFORCE, &on);
-    if (!options.ssl_ca.empty()) mysql_options(handle, MYSQL_OPT_SSL_CA, options.ssl_ca.c_str());
-    if (!options.ssl_cert.empty()) mysql_options(handle, MYSQL_OPT_SSL_CERT, options.ssl_cert.c_str());
-    if (!options.ssl_key.empty()) mysql_options(handle, MYSQL_OPT_SSL_KEY, options.ssl_key.c_str());
-    if (options.ssl_mode == SslMode::verify_identity) mysql_options(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
-}
 
 // How long a reader that found the socket empty lets the server's rows pile up before it waits on the
 // socket. A reader drains a socket faster than one server thread fills it, so waiting at once meant one
@@ -76,11 +62,7 @@ MYSQL_ROW fetch_row(MYSQL* handle, MYSQL_RES* result) {
 }  // namespace
 
 struct StreamConnection::Session {
-    MYSQL* handle = nullptr;
-    explicit Session(MYSQL* opened) : handle(opened) {}
-    ~Session() { mysql_close(handle); }
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    ClientHandle handle;
 };
 
 StreamConnection::StreamConnection(MySqlOptions options) : options_(std::move(options)) { open(); }
@@ -89,7 +71,7 @@ StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
 void StreamConnection::keep_alive() {
-    if (session_) mysql_ping(session_->handle);
+    if (session_) mysql_ping(session_->handle.get());
 }
 
 void StreamConnection::open() {
@@ -97,36 +79,8 @@ void StreamConnection::open() {
         throw Error("the session of a --consistent-snapshot reader of " + options_.redacted() +
                     " was lost, and its snapshot with it: run the backfill again");
     session_.reset();
-    // The first call initialises the client library, which is not thread-safe.
-    static std::once_flag library;
-    std::call_once(library, [] { mysql_library_init(0, nullptr, nullptr); });
-    MYSQL* handle = mysql_init(nullptr);
-    if (handle == nullptr) throw std::bad_alloc();
-    auto session = std::make_unique<Session>(handle);
-    const unsigned connect_timeout = static_cast<unsigned>(options_.connect_timeout.count());
-    const unsigned read_timeout = static_cast<unsigned>(options_.read_timeout.count());
-    const unsigned write_timeout = static_cast<unsigned>(options_.write_timeout.count());
-    mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
-    if (read_timeout > 0) mysql_options(handle, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
-    if (write_timeout > 0) mysql_options(handle, MYSQL_OPT_WRITE_TIMEOUT, &write_timeout);
-    mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    // A silent reconnect would lose the session's settings; retrying() opens a new session itself.
-    // For fetch_row(): the blocking calls work as before on such a handle.
-    mysql_options(handle, MYSQL_OPT_NONBLOCK, nullptr);
-    const my_bool no_reconnect = 0;
-    mysql_options(handle, MYSQL_OPT_RECONNECT, &no_reconnect);
-    // "localhost" without a socket still means TCP here, as it does for Connector/C++'s tcp:// URLs.
-    const unsigned protocol = options_.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
-    mysql_options(handle, MYSQL_OPT_PROTOCOL, &protocol);
-    set_tls_options(handle, options_);
-    if (!mysql_real_connect(handle, options_.socket.empty() ? options_.host.c_str() : "localhost",
-                            options_.user.c_str(), options_.password.c_str(),
-                            options_.database.empty() ? nullptr : options_.database.c_str(), options_.port,
-                            options_.socket.empty() ? nullptr : options_.socket.c_str(), 0))
-        throw_connect_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle),
-                            options_);
-    if (needs_tls(options_) && mysql_get_ssl_cipher(handle) == nullptr) throw_tls_not_offered(options_);
-    session_ = std::move(session);
+    // Non-blocking, for fetch_row(): the reader waits on the socket its own way.
+    session_ = std::make_unique<Session>(Session{open_client_handle(options_, true)});
     apply_session_settings(options_, [this](const std::string& sql) { run(sql); });
 }
 
@@ -153,23 +107,15 @@ void StreamConnection::start_consistent_snapshot() {
 
 void StreamConnection::run(const std::string& sql) {
     if (!session_) open();
-    MYSQL* handle = session_->handle;
-    if (mysql_real_query(handle, sql.data(), sql.size()) != 0)
-        throw_server_error(static_cast<int>(mysql_errno(handle)), mysql_sqlstate(handle), mysql_error(handle), sql,
-                           options_);
+    run_text(session_->handle.get(), sql, options_);
 }
 
 void StreamConnection::for_each_row(const std::string& sql, const std::vector<Param>& params,
                                     const std::function<void(const RowCells&)>& on_row) {
     if (!session_) open();
-    MYSQL* handle = session_->handle;
-    std::string escaped;
-    const std::string text = inline_params(sql, params, [&](std::string_view value) {
-        escaped.resize(value.size() * 2 + 1);
-        const auto length = mysql_real_escape_string(handle, escaped.data(), value.data(),
-                                                     static_cast<unsigned long>(value.size()));
-        return "'" + escaped.substr(0, length) + "'";
-    });
+    MYSQL* handle = session_->handle.get();
+    const std::string text =
+        inline_params(sql, params, [handle](std::string_view value) { return quote_string(handle, value); });
     run(text);
     std::unique_ptr<MYSQL_RES, ResultFree> result(mysql_use_result(handle));
     const auto fail = [&] {

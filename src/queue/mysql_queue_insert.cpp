@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "log.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::mysql {
@@ -16,6 +17,14 @@ constexpr std::size_t max_rows_per_insert = 1024;
 constexpr std::size_t statement_shapes = std::bit_width(max_rows_per_insert);
 constexpr std::size_t row_shapes = 2;
 constexpr std::size_t params_per_row[row_shapes] = {2, 4};  // ready: priority, payload; due: + 2 due values
+// Rows per bulk execution, and what each adds to its packet besides the payload (its other values,
+// their null indicators and lengths).
+constexpr std::size_t max_rows_per_bulk = 16384;
+constexpr std::size_t bulk_row_overhead_bytes = 48;
+// A server that cannot execute this INSERT in bulk: under binlog_format=STATEMENT (4033, "only row based
+// replication supported for bulk operations"), or a statement it does not execute in bulk (1295).
+constexpr int bulk_needs_row_binlog = 4033;
+constexpr int unsupported_in_bulk = 1295;
 
 // FROM_UNIXTIME stops at 2038-01-19 (MariaDB before 11.5): a later due time is bound as microseconds
 // after this instant (2038-01-01 00:00:00 UTC) and added to it with TIMESTAMPADD.
@@ -32,7 +41,9 @@ QueueInserter::QueueInserter(Connection& connection, std::string table, std::siz
       table_(std::move(table)),
       levels_(priority_levels),
       insert_sql_(row_shapes * statement_shapes),
-      params_(row_shapes * statement_shapes) {
+      params_(row_shapes * statement_shapes),
+      bulk_(connection.supports_bulk()),
+      columns_(row_shapes) {
     // One prepared statement carries all its rows in one packet, which must fit max_allowed_packet.
     auto result = connection_.retrying([&] { return connection_.query("SELECT @@max_allowed_packet"); });
     result.next();
@@ -55,12 +66,35 @@ void check_payload_sizes(const std::vector<Message>& batch, std::uint64_t max_pa
 void QueueInserter::insert(const std::vector<Message>& batch) {
     check_payload_sizes(batch, max_packet_);
     for (const Message& message : batch) priority_of(message);  // refuse a bad level before writing
-    for (std::size_t first = 0; first < batch.size();) {
-        const std::size_t rows = chunk_rows(batch, first);
-        const RowShape shape = shape_of(batch, first, rows);
-        connection_.execute(insert_sql(shape, rows), fill_params(shape, batch, first, rows));
-        first += rows;
+    for (std::size_t first = 0; first < batch.size();) first += bulk_ ? insert_bulk(batch, first) : insert_rows(batch, first);
+}
+
+// One statement with a row's placeholders, executed with an array of values for each: the server parses
+// it once and binds each row without writing its values into the statement's text for the binary log,
+// which it does for every placeholder of a prepared multi-row INSERT (docs/DESIGN.md, "The data path").
+// Returns the rows inserted, or 0 when the server refused bulk execution: the caller goes on without it.
+std::size_t QueueInserter::insert_bulk(const std::vector<Message>& batch, std::size_t first) {
+    const std::size_t rows = chunk_rows(batch, first, max_rows_per_bulk, bulk_row_overhead_bytes);
+    const RowShape shape = shape_of(batch, first, rows);
+    try {
+        connection_.execute_bulk(insert_sql(shape, 1), fill_columns(shape, batch, first, rows));
+    } catch (const DbError& error) {
+        if (error.code() != bulk_needs_row_binlog && error.code() != unsupported_in_bulk) throw;
+        // Refused before it ran: nothing of this chunk is in the table, and the transaction goes on.
+        log().info("the queue server refused bulk inserts ({}); inserting {} with multi-row INSERTs instead",
+                   error.what(), quote_identifier(table_));
+        bulk_ = false;
+        return 0;
     }
+    return rows;
+}
+
+// A multi-row INSERT of the largest power of two rows that fits.
+std::size_t QueueInserter::insert_rows(const std::vector<Message>& batch, std::size_t first) {
+    const std::size_t rows = std::bit_floor(chunk_rows(batch, first, max_rows_per_insert, 0));
+    const RowShape shape = shape_of(batch, first, rows);
+    connection_.execute(insert_sql(shape, rows), fill_params(shape, batch, first, rows));
+    return rows;
 }
 
 // Priority lists are highest first, and consumers take the highest priority column value first.
@@ -72,16 +106,18 @@ std::int64_t QueueInserter::priority_of(const Message& message) const {
     return static_cast<std::int64_t>(levels_) - message.priority_level;
 }
 
-// The largest power of two rows, starting at `first`, that stays within the row and byte limits.
-std::size_t QueueInserter::chunk_rows(const std::vector<Message>& batch, std::size_t first) const {
-    const std::size_t limit = std::min(max_rows_per_insert, batch.size() - first);
+// The most rows, starting at `first` (at least one), that stay within `max_rows` and the byte limit, each
+// row counted as its payload and `row_overhead` bytes.
+std::size_t QueueInserter::chunk_rows(const std::vector<Message>& batch, std::size_t first, std::size_t max_rows,
+                                      std::size_t row_overhead) const {
+    const std::size_t limit = std::min(max_rows, batch.size() - first);
     std::size_t rows = 1;
-    std::size_t bytes = batch[first].payload.size();
-    while (rows < limit && bytes + batch[first + rows].payload.size() <= max_chunk_bytes_) {
-        bytes += batch[first + rows].payload.size();
+    std::size_t bytes = batch[first].payload.size() + row_overhead;
+    while (rows < limit && bytes + batch[first + rows].payload.size() + row_overhead <= max_chunk_bytes_) {
+        bytes += batch[first + rows].payload.size() + row_overhead;
         ++rows;
     }
-    return std::bit_floor(rows);
+    return rows;
 }
 
 QueueInserter::RowShape QueueInserter::shape_of(const std::vector<Message>& batch, std::size_t first,
@@ -125,13 +161,49 @@ const std::vector<Param>& QueueInserter::fill_params(RowShape shape, const std::
         values[0] = priority_of(message);
         std::get<std::string>(values[1]).assign(message.payload);
         if (shape == RowShape::ready) continue;
-        // DATETIME ends with year 9999; the clamp also keeps the microsecond offset from overflowing.
-        const std::int64_t due_ms = std::clamp<std::int64_t>(message.due_ms, 0, datetime_max_ms);
-        const bool late = due_ms > from_unixtime_max_ms;
-        values[2] = late ? 0 : due_ms;
-        values[3] = late ? (due_ms - late_due_anchor_s * 1000) * 1000 : 0;
+        const DueValues due = due_values(message);
+        values[2] = due.ms_before_2038;
+        values[3] = due.us_after_anchor;
     }
     return params;
+}
+
+// The same values as fill_params, a column each: the payloads are not copied.
+const std::vector<BulkColumn>& QueueInserter::fill_columns(RowShape shape, const std::vector<Message>& batch,
+                                                          std::size_t first, std::size_t rows) {
+    std::vector<BulkColumn>& columns = columns_[static_cast<std::size_t>(shape)];
+    if (columns.empty()) {
+        columns.emplace_back(std::vector<std::int64_t>());
+        columns.emplace_back(std::vector<std::string_view>());
+        for (std::size_t due = 2; due < params_per_row[static_cast<std::size_t>(shape)]; ++due)
+            columns.emplace_back(std::vector<std::int64_t>());
+    }
+    auto& priorities = std::get<std::vector<std::int64_t>>(columns[0]);
+    auto& payloads = std::get<std::vector<std::string_view>>(columns[1]);
+    priorities.clear();
+    payloads.clear();
+    for (std::size_t row = first; row < first + rows; ++row) {
+        priorities.push_back(priority_of(batch[row]));
+        payloads.push_back(batch[row].payload);
+    }
+    if (shape == RowShape::ready) return columns;
+    auto& before_2038 = std::get<std::vector<std::int64_t>>(columns[2]);
+    auto& after_anchor = std::get<std::vector<std::int64_t>>(columns[3]);
+    before_2038.clear();
+    after_anchor.clear();
+    for (std::size_t row = first; row < first + rows; ++row) {
+        const DueValues due = due_values(batch[row]);
+        before_2038.push_back(due.ms_before_2038);
+        after_anchor.push_back(due.us_after_anchor);
+    }
+    return columns;
+}
+
+QueueInserter::DueValues QueueInserter::due_values(const Message& message) {
+    // DATETIME ends with year 9999; the clamp also keeps the microsecond offset from overflowing.
+    const std::int64_t due_ms = std::clamp<std::int64_t>(message.due_ms, 0, datetime_max_ms);
+    const bool late = due_ms > from_unixtime_max_ms;
+    return {late ? 0 : due_ms, late ? (due_ms - late_due_anchor_s * 1000) * 1000 : 0};
 }
 
 }  // namespace rowpump::mysql

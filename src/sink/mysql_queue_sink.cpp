@@ -1,4 +1,5 @@
-// The MySQL queue table of docs/DESIGN.md ("Queues"), written with multi-row INSERTs, one transaction per batch.
+// The MySQL queue table of docs/DESIGN.md ("Queues"), written in bulk INSERTs (queue/mysql_queue_insert.hpp),
+// one transaction per batch.
 #include <algorithm>
 #include <set>
 
@@ -18,7 +19,8 @@ constexpr std::size_t max_priority = 127;  // TINYINT
 class MySqlQueueSink final : public Sink {
 public:
     MySqlQueueSink(const SinkSpec& spec, MySqlOptions options)
-        : connection_(std::move(options)),
+        // Connector/C, for array binding (mysql/connection.hpp).
+        : connection_(std::move(options), mysql::SessionDriver::connector_c),
           table_(spec.queue),
           inserter_(with_queue_table(connection_, table_), table_, spec.priority_lists.size()) {}
 

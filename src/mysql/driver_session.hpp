@@ -1,0 +1,38 @@
+#pragma once
+// What Connection asks of the driver beneath it: one open session, and the statements run on it. Two
+// drivers implement it, each in its own file: Connector/C++ (cppconn_session.cpp), the default for the
+// control plane, and MariaDB Connector/C (client_session.cpp), for the sessions that write queue rows,
+// because only it offers array binding (Connector/C++ keeps its C handle to itself). Connection does the
+// rest for both: session settings, the TLS check, retries and reconnects. Each implementation throws
+// rowpump's own errors (throw_server_error), never its driver's.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "mysql/rows.hpp"
+
+namespace rowpump::mysql {
+
+class DriverSession {
+public:
+    virtual ~DriverSession() = default;
+
+    virtual Rows query(const std::string& sql, const std::vector<Param>& params) = 0;
+    virtual std::uint64_t execute(const std::string& sql, const std::vector<Param>& params) = 0;
+    virtual void execute_text(const std::string& sql) = 0;
+    // True when the server answers a ping; never throws.
+    virtual bool alive() noexcept = 0;
+    virtual bool supports_bulk() const { return false; }
+    virtual std::uint64_t execute_bulk(const std::string& sql, const std::vector<BulkColumn>& columns);
+
+    std::optional<std::uint64_t> id;  // CONNECTION_ID(), once asked
+};
+
+// Each connects at once and throws as Connection's constructor does.
+std::unique_ptr<DriverSession> open_cppconn_session(const MySqlOptions& options);
+std::unique_ptr<DriverSession> open_client_session(const MySqlOptions& options);
+
+}  // namespace rowpump::mysql
