@@ -63,6 +63,8 @@ protected:
             }
         };
         expect_line("Connector/C++", [&] { mysql::Connection connection(options); });
+        expect_line("Connector/C, queue writer",
+                    [&] { mysql::Connection connection(options, mysql::SessionDriver::connector_c); });
         ReadSpec spec;
         spec.table = table_;
         const auto plan = std::make_shared<const ReadPlan>(plan_read(options_, spec));
@@ -79,6 +81,12 @@ TEST_F(TlsTest, VerifyIdentityWithTheGeneratedCaReadsEveryRow) {
     auto cipher = tables().connection().query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
     ASSERT_TRUE(cipher.next());
     EXPECT_FALSE(cipher.text(2).empty()) << "the control-plane session does not use TLS";
+    // The queue writers' sessions, on Connector/C.
+    mysql::Connection writer(MySqlOptions::from_url(url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_)),
+                             mysql::SessionDriver::connector_c);
+    auto writer_cipher = writer.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    ASSERT_TRUE(writer_cipher.next());
+    EXPECT_FALSE(writer_cipher.text(2).empty()) << "the queue writer's session does not use TLS";
 }
 
 TEST_F(TlsTest, RequiredAndVerifyCaRead) {
@@ -171,9 +179,10 @@ TEST_F(TlsOnAServerWithoutTlsTest, PreferredReadsWithoutTlsAndRequiredSaysTheSer
     ASSERT_TRUE(ca && *ca) << start_tls_services_hint;
     for (const std::string& mode : std::vector<std::string>{"REQUIRED", "VERIFY_CA&ssl-ca=" + std::string(ca)}) {
         const MySqlOptions required = MySqlOptions::from_url(url_with("ssl-mode=" + mode));
-        for (int driver = 0; driver < 2; ++driver) {
+        for (int driver = 0; driver < 3; ++driver) {
             try {
                 if (driver == 0) mysql::Connection connection(required);
+                else if (driver == 1) mysql::Connection writer(required, mysql::SessionDriver::connector_c);
                 else PageReader required_reader(required, plan);
                 ADD_FAILURE() << "connected without TLS under ssl-mode=" << mode << ", driver " << driver;
             } catch (const AccessDenied& error) {
