@@ -56,6 +56,10 @@ ClientHandle open_client_handle(const MySqlOptions& options, bool nonblocking) {
                             options.port, options.socket.empty() ? nullptr : options.socket.c_str(), 0))
         throw_connect_error(static_cast<int>(mysql_errno(raw)), mysql_sqlstate(raw), mysql_error(raw), options);
     if (needs_tls(options) && mysql_get_ssl_cipher(raw) == nullptr) throw_tls_not_offered(options);
+    // As Connector/C++ does on connecting: a server whose init_connect or global default turns autocommit
+    // off would otherwise hold every statement outside a transaction guard in one long transaction, and
+    // a reader's pages in one old snapshot.
+    if (mysql_autocommit(raw, 1) != 0) throw_client_error(raw, "SET autocommit = 1", options);
     return handle;
 }
 

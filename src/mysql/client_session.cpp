@@ -1,6 +1,8 @@
-// Connection's second driver, MariaDB Connector/C, taken by the sessions that write queue rows. Values go
-// into the statement's text as escaped literals (inline_params.hpp), as on the streaming reader, except in
-// execute_bulk: a prepared statement with array binding, each column bound as one array.
+// Connection's second driver, MariaDB Connector/C, taken by the sessions that write queue rows. execute()
+// binds its values in a prepared statement, so payloads travel as they are (escaped into the text they
+// would take up to twice their size, and the queue's size limits count them raw); execute_bulk() binds an
+// array per placeholder to the same kind of statement. query() writes its values into the statement as
+// escaped literals (inline_params.hpp), as the streaming reader does, and reads the text protocol's cells.
 #include <mysql.h>
 
 #include <unordered_map>
@@ -64,10 +66,37 @@ public:
     }
 
     std::uint64_t execute(const std::string& sql, const std::vector<Param>& params) override {
-        run(sql, params);
-        Result unread(mysql_store_result(handle_.get()));  // a statement that returned rows after all
-        if (mysql_errno(handle_.get()) != 0) throw_client_error(handle_.get(), sql, options_);
-        return mysql_affected_rows(handle_.get());
+        if (params.empty()) {
+            execute_text(sql);
+            return mysql_affected_rows(handle_.get());
+        }
+        MYSQL_STMT* statement = prepare(sql);
+        binds_.assign(params.size(), MYSQL_BIND{});
+        param_lengths_.resize(params.size());
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            MYSQL_BIND& bind = binds_[i];
+            if (const auto* number = std::get_if<std::int64_t>(&params[i])) {
+                bind.buffer_type = MYSQL_TYPE_LONGLONG;
+                bind.buffer = const_cast<std::int64_t*>(number);
+            } else if (const auto* unsigned_number = std::get_if<std::uint64_t>(&params[i])) {
+                bind.buffer_type = MYSQL_TYPE_LONGLONG;
+                bind.buffer = const_cast<std::uint64_t*>(unsigned_number);
+                bind.is_unsigned = 1;
+            } else {
+                const auto& text = std::get<std::string>(params[i]);
+                param_lengths_[i] = static_cast<unsigned long>(text.size());
+                bind.buffer_type = MYSQL_TYPE_STRING;
+                bind.buffer = const_cast<char*>(text.data());
+                bind.buffer_length = param_lengths_[i];
+                bind.length = &param_lengths_[i];
+            }
+        }
+        // Once per row, not in bulk: the same statement may have run in bulk before (a refused chunk).
+        unsigned int no_array = 0;
+        if (mysql_stmt_attr_set(statement, STMT_ATTR_ARRAY_SIZE, &no_array) != 0 ||
+            mysql_stmt_bind_param(statement, binds_.data()) != 0 || mysql_stmt_execute(statement) != 0)
+            throw_statement_error(statement, sql);
+        return mysql_stmt_affected_rows(statement);
     }
 
     void execute_text(const std::string& sql) override {
@@ -142,6 +171,7 @@ private:
     std::unordered_map<std::string, Statement> statements_;  // after the handle: closed before it
     // Kept between calls, so that a steady stream of batches binds without allocating.
     std::vector<MYSQL_BIND> binds_;
+    std::vector<unsigned long> param_lengths_;
     std::vector<std::vector<char*>> texts_;
     std::vector<std::vector<unsigned long>> lengths_;
 };

@@ -27,8 +27,9 @@ using Param = KeyPart;
 // copied: it must outlive the call.
 using BulkColumn = std::variant<std::vector<std::int64_t>, std::vector<std::string_view>>;
 
-// The driver a Connection runs on. connector_c sends statements with values through the text protocol,
-// as escaped literals (inline_params.hpp), and offers execute_bulk.
+// The driver a Connection runs on. connector_c prepares what execute() runs, as Connector/C++ does, but
+// sends query()'s values as escaped literals (inline_params.hpp) through the text protocol; only it
+// offers execute_bulk.
 enum class SessionDriver { connector_cpp, connector_c };
 
 class DriverSession;

@@ -1,6 +1,6 @@
 // The queue table's three ways in (queue/mysql_queue_insert.hpp), against the local MariaDB: bulk
-// execution with array binding on Connector/C, multi-row INSERTs with inlined values on Connector/C when
-// the server refuses bulk (binlog_format=STATEMENT), and prepared multi-row INSERTs on Connector/C++.
+// execution with array binding on Connector/C, prepared multi-row INSERTs on Connector/C when the server
+// refuses bulk (binlog_format=STATEMENT), and prepared multi-row INSERTs on Connector/C++.
 // Each stores the same rows. Also: a Connector/C session answers a query as a Connector/C++ one does.
 // Tables are rp_test_<name>_<pid>, dropped at the end.
 #include <gtest/gtest.h>
@@ -123,14 +123,20 @@ TEST_F(QueueInsertTest, AConnectorCSessionAnswersAsAConnectorCppOneDoes) {
         EXPECT_EQ(result.int64(4), -5);
         EXPECT_EQ(result.text(5), "?");
         EXPECT_FALSE(result.next());
+        auto autocommit = connection->query("SELECT @@autocommit");
+        ASSERT_TRUE(autocommit.next());
+        EXPECT_EQ(autocommit.int64(1), 1);
 
         tables().execute(table, "DELETE FROM {t}");
         const std::string quoted = mysql::quote_identifier(table);
         EXPECT_EQ(connection->execute("INSERT INTO " + quoted + " VALUES (?, ?), (?, ?)",
                                       {std::int64_t{1}, nul_and_quotes, std::int64_t{2}, std::string("x")}),
                   2u);
-        EXPECT_EQ(connection->execute("UPDATE " + quoted + " SET v = ? WHERE id >= ?", {std::string("y"), std::int64_t{1}}),
+        EXPECT_EQ(connection->execute("UPDATE " + quoted + " SET v = ? WHERE id >= ?", {std::string("y"), std::uint64_t{1}}),
                   2u);
+        EXPECT_EQ(connection->execute("UPDATE " + quoted + " SET v = ? WHERE id = ?", {std::string("y"), std::int64_t{1}}),
+                  0u);  // matched, but not changed: neither driver asks for found rows
+        EXPECT_EQ(connection->query("SELECT HEX(v) FROM " + quoted + " WHERE id = 1").size(), 1u);
         EXPECT_EQ(connection->query("SELECT id FROM " + quoted + " WHERE id = 42").size(), 0u);
         try {
             connection->execute("INSERT INTO " + quoted + " VALUES (?, ?)", {std::int64_t{1}, std::string("z")});
