@@ -146,8 +146,8 @@ public:
 private:
     void run(const std::string& sql, const std::vector<Param>& params) {
         MYSQL* handle = handle_.get();
-        run_text(handle, inline_params(sql, params, [handle](std::string_view value) { return quote_string(handle, value); }),
-                 options_);
+        const auto quote = [handle](std::string_view value) { return quote_string(handle, value); };
+        run_text(handle, inline_params(sql, params, quote), options_);
     }
 
     MYSQL_STMT* prepare(const std::string& sql) {

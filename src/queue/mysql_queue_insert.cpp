@@ -22,9 +22,11 @@ constexpr std::size_t params_per_row[row_shapes] = {2, 4};  // ready: priority, 
 constexpr std::size_t max_rows_per_bulk = 16384;
 constexpr std::size_t bulk_row_overhead_bytes = 48;
 // A server that cannot execute this INSERT in bulk: under binlog_format=STATEMENT (4033, "only row based
-// replication supported for bulk operations"), or a statement it does not execute in bulk (1295).
+// replication supported for bulk operations"), a statement it does not execute in bulk (1295), or a
+// proxy in front of it that does not know the command (1047).
 constexpr int bulk_needs_row_binlog = 4033;
 constexpr int unsupported_in_bulk = 1295;
+constexpr int unknown_command = 1047;
 
 // FROM_UNIXTIME stops at 2038-01-19 (MariaDB before 11.5): a later due time is bound as microseconds
 // after this instant (2038-01-01 00:00:00 UTC) and added to it with TIMESTAMPADD.
@@ -66,12 +68,13 @@ void check_payload_sizes(const std::vector<Message>& batch, std::uint64_t max_pa
 void QueueInserter::insert(const std::vector<Message>& batch) {
     check_payload_sizes(batch, max_packet_);
     for (const Message& message : batch) priority_of(message);  // refuse a bad level before writing
-    for (std::size_t first = 0; first < batch.size();) first += bulk_ ? insert_bulk(batch, first) : insert_rows(batch, first);
+    for (std::size_t first = 0; first < batch.size();)
+        first += bulk_ ? insert_bulk(batch, first) : insert_rows(batch, first);
 }
 
 // One statement with a row's placeholders, executed with an array of values for each: the server parses
 // it once and binds each row without writing its values into the statement's text for the binary log,
-// which it does for every placeholder of a prepared multi-row INSERT (docs/DESIGN.md, "The data path").
+// which it does for every placeholder of a prepared multi-row INSERT (docs/DESIGN.md, "Layout").
 // Returns the rows inserted, or 0 when the server refused bulk execution: the caller goes on without it.
 std::size_t QueueInserter::insert_bulk(const std::vector<Message>& batch, std::size_t first) {
     const std::size_t rows = chunk_rows(batch, first, max_rows_per_bulk, bulk_row_overhead_bytes);
@@ -79,7 +82,9 @@ std::size_t QueueInserter::insert_bulk(const std::vector<Message>& batch, std::s
     try {
         connection_.execute_bulk(insert_sql(shape, 1), fill_columns(shape, batch, first, rows));
     } catch (const DbError& error) {
-        if (error.code() != bulk_needs_row_binlog && error.code() != unsupported_in_bulk) throw;
+        if (error.code() != bulk_needs_row_binlog && error.code() != unsupported_in_bulk &&
+            error.code() != unknown_command)
+            throw;
         // Refused before it ran: nothing of this chunk is in the table, and the transaction goes on.
         log().info("the queue server refused bulk inserts ({}); inserting {} with multi-row INSERTs instead",
                    error.what(), quote_identifier(table_));

@@ -132,10 +132,10 @@ TEST_F(QueueInsertTest, AConnectorCSessionAnswersAsAConnectorCppOneDoes) {
         EXPECT_EQ(connection->execute("INSERT INTO " + quoted + " VALUES (?, ?), (?, ?)",
                                       {std::int64_t{1}, nul_and_quotes, std::int64_t{2}, std::string("x")}),
                   2u);
-        EXPECT_EQ(connection->execute("UPDATE " + quoted + " SET v = ? WHERE id >= ?", {std::string("y"), std::uint64_t{1}}),
-                  2u);
-        EXPECT_EQ(connection->execute("UPDATE " + quoted + " SET v = ? WHERE id = ?", {std::string("y"), std::int64_t{1}}),
-                  0u);  // matched, but not changed: neither driver asks for found rows
+        const std::string update = "UPDATE " + quoted + " SET v = ? WHERE id ";
+        EXPECT_EQ(connection->execute(update + ">= ?", {std::string("y"), std::uint64_t{1}}), 2u);
+        // Matched, but not changed: neither driver asks for found rows.
+        EXPECT_EQ(connection->execute(update + "= ?", {std::string("y"), std::int64_t{1}}), 0u);
         EXPECT_EQ(connection->query("SELECT HEX(v) FROM " + quoted + " WHERE id = 1").size(), 1u);
         EXPECT_EQ(connection->query("SELECT id FROM " + quoted + " WHERE id = 42").size(), 0u);
         try {
