@@ -3,8 +3,9 @@
 // drivers implement it, each in its own file: Connector/C++ (cppconn_session.cpp), the default for the
 // control plane, and MariaDB Connector/C (client_session.cpp), for the sessions that write queue rows,
 // because only it offers array binding (Connector/C++ keeps its C handle to itself). Connection does the
-// rest for both: session settings, the TLS check, retries and reconnects. Each implementation throws
-// rowpump's own errors (throw_server_error), never its driver's.
+// rest for both: session settings, retries and reconnects, and the TLS check of a Connector/C++ session
+// (a Connector/C handle checks its own cipher). Each implementation throws rowpump's own errors
+// (throw_server_error), never its driver's.
 #include <cstdint>
 #include <memory>
 #include <optional>
