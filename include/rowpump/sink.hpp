@@ -2,8 +2,9 @@
 // Where rows meet a queue. One interface; the URI picks the implementation:
 //   stdout | file:PATH          NDJSON, one payload per line
 //   redis://[user:pass@]host:port/db     pipelined variadic RPUSH/LPUSH into lists, ZADD for delayed rows
-//   mysql://user:pass@host:port/db       multi-row INSERT into the queue table of docs/DESIGN.md ("Queues");
-//                                        mariadb:// is the same
+//   mysql://user:pass@host:port/db       bulk INSERTs (multi-row where the server offers no bulk execution)
+//                                        into the queue table of docs/DESIGN.md ("Queues"); mariadb:// is
+//                                        the same
 // A program that holds its connection settings (a password from its own secret store) gives them as they
 // are instead, with SinkSpec::redis() or SinkSpec::mysql(): nothing is formatted into a URL.
 #include <cstdint>
