@@ -66,15 +66,8 @@ std::uint64_t DriverSession::execute_bulk(const std::string& sql, const std::vec
 
 void Connection::open() {
     session_.reset();
+    // Each driver refuses a plain session when TLS is required (driver_session.hpp).
     session_ = driver_ == SessionDriver::connector_c ? open_client_session(options_) : open_cppconn_session(options_);
-    // A Connector/C handle has checked its cipher already (open_client_handle); Connector/C++ does not say.
-    if (driver_ == SessionDriver::connector_cpp && needs_tls(options_)) {
-        auto cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
-        if (!cipher.next() || cipher.text(2).empty()) {
-            session_.reset();
-            throw_tls_not_offered(options_);
-        }
-    }
     apply_session_settings(options_, [this](const std::string& sql) { execute_text(sql); });
 }
 

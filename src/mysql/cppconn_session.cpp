@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "mysql/driver_session.hpp"
+#include "mysql/tls.hpp"
 
 namespace rowpump::mysql {
 
@@ -59,7 +60,7 @@ Rows copy_rows(sql::ResultSet& result) {
 }
 
 // Connector/C++ hands these to MariaDB Connector/C: sslEnforce asks for TLS (which the library drops
-// quietly when the server offers none: Connection::open looks), sslCA makes it verify the certificate
+// quietly when the server offers none: the constructor looks), sslCA makes it verify the certificate
 // chain, sslVerify adds the host name check.
 void add_tls_options(sql::ConnectOptionsMap& map, const MySqlOptions& options) {
     if (options.ssl_mode == SslMode::disabled) return;
@@ -100,6 +101,11 @@ public:
             connection_.reset(driver().connect(map));
         } catch (const sql::SQLException& error) {
             throw_connect_error(error.getErrorCode(), error.getSQLState(), error.what(), options);
+        }
+        // Connector/C++ does not say whether the session it opened is encrypted: the server does.
+        if (needs_tls(options)) {
+            Rows cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'", {});
+            if (!cipher.next() || cipher.text(2).empty()) throw_tls_not_offered(options);
         }
     }
 

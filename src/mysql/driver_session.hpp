@@ -2,10 +2,10 @@
 // What Connection asks of the driver beneath it: one open session, and the statements run on it. Two
 // drivers implement it, each in its own file: Connector/C++ (cppconn_session.cpp), the default for the
 // control plane, and MariaDB Connector/C (client_session.cpp), for the sessions that write queue rows,
-// because only it offers array binding (Connector/C++ keeps its C handle to itself). Connection does the
-// rest for both: session settings, retries and reconnects, and the TLS check of a Connector/C++ session
-// (a Connector/C handle checks its own cipher). Each implementation throws rowpump's own errors
-// (throw_server_error), never its driver's.
+// because only it offers array binding (Connector/C++ keeps its C handle to itself). Each opens its session
+// as Connection's options say and refuses a plain one when TLS is required (throw_tls_not_offered);
+// Connection does the rest for both: session settings, retries and reconnects. Each implementation throws
+// rowpump's own errors (throw_server_error), never its driver's.
 #include <cstdint>
 #include <memory>
 #include <optional>
