@@ -1,7 +1,8 @@
 #include "url.hpp"
 
+#include <algorithm>
 #include <optional>
-#include <regex>
+#include <set>
 
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
@@ -157,20 +158,112 @@ UrlParts parse_url(const std::string& url, std::initializer_list<const char*> sc
     return parts;
 }
 
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_scheme_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '.' ||
+           c == '-';
+}
+bool ends_scheme(char c) { return !is_scheme_char(c); }
+bool is_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+// The user part ends at these; the user of a URL without a scheme also ends at a quote.
+bool ends_user(char c) { return is_space(c) || c == ':' || c == '/' || c == '@'; }
+bool ends_bare_user(char c) { return ends_user(c) || c == '\'' || c == '"'; }
+// What may stand before the user of a URL without a scheme: the start of a word, '=', a quote...
+bool opens_bare_url(char c) { return c == '\'' || c == '"' || c == '(' || c == '<' || c == '=' || c == ','; }
+
+// The first position at or after `from` where `stop` holds, or `end`. Asked with positions that never
+// go down, it remembers its last answer, so a whole scan reads each character a bounded number of times.
+template <bool (*stop)(char)>
+class NextStop {
+public:
+    NextStop(std::string_view text, std::size_t end) : text_(text), end_(end) {}
+    std::size_t operator()(std::size_t from) {
+        if (from >= from_ && from <= found_ && found_ != npos) return found_;
+        from_ = from;
+        found_ = from;
+        while (found_ < end_ && !stop(text_[found_])) ++found_;
+        return found_;
+    }
+
+private:
+    static constexpr std::size_t npos = std::string_view::npos;
+    std::string_view text_;
+    std::size_t end_;
+    std::size_t from_ = 0;
+    std::size_t found_ = npos;
+};
+
+// Where the password of the word [begin, end) starts, if it holds one ending at its last '@' (`at`).
+std::optional<std::size_t> password_start(std::string_view text, std::size_t begin, std::size_t at) {
+    NextStop<ends_scheme> scheme_end(text, at);
+    NextStop<ends_user> user_end(text, at);
+    NextStop<ends_bare_user> bare_user_end(text, at);
+    // scheme://user:PASSWORD@ with the scheme starting at `p`.
+    const auto with_scheme = [&](std::size_t p) -> std::optional<std::size_t> {
+        if (!is_letter(text[p])) return std::nullopt;
+        const std::size_t colon = scheme_end(p);
+        if (colon + 3 > at || text.substr(colon, 3) != "://") return std::nullopt;
+        const std::size_t user_stop = user_end(colon + 3);
+        if (user_stop >= at || text[user_stop] != ':') return std::nullopt;
+        return user_stop + 1;
+    };
+    // user:PASSWORD@ with the user starting at `u`, where the ':' does not start "://".
+    const auto without_scheme = [&](std::size_t u) -> std::optional<std::size_t> {
+        const std::size_t user_stop = bare_user_end(u);
+        if (user_stop >= at || text[user_stop] != ':' || text.substr(user_stop + 1, 2) == "//") return std::nullopt;
+        return user_stop + 1;
+    };
+    // Candidates from left to right, as a regular expression search would try them: at each position a
+    // URL with a scheme before one without.
+    if (begin > 0)
+        if (auto found = without_scheme(begin)) return found;
+    for (std::size_t p = begin; p < at; ++p) {
+        if (auto found = with_scheme(p)) return found;
+        if (p == 0)
+            if (auto found = without_scheme(0)) return found;
+        if (opens_bare_url(text[p]))
+            if (auto found = without_scheme(p + 1)) return found;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view text) {
-    // scheme://user:secret@ anywhere, or user:secret@ at the start of a word (a URL whose scheme was left
-    // out). The secret runs to the last '@' of the word: over-redacting is safer than leaking a password
-    // that holds an unescaped '@'. Without a scheme, "scheme://user@host" must not read as user "scheme".
-    static const std::regex credentials(
-        R"([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s]*)@|(?:^|[\s'"(<=,])[^\s:/@'"]*:(?!//)([^\s]*)@)");
+    // scheme://user:secret@ anywhere, or user:secret@ at the start of a word or after = ' " ( < , (a URL
+    // whose scheme was left out). The secret runs to the last '@' of its word: over-redacting is safer than
+    // leaking a password that holds an unescaped '@'. Without a scheme, "scheme://user@host" must not read
+    // as user "scheme". A hand-written scan, linear in time and constant in stack: std::regex recursed
+    // once per character and overflowed the stack on an argument of some 28,000 characters.
     std::vector<std::pair<std::size_t, std::size_t>> spans;
-    using Iterator = std::regex_iterator<std::string_view::const_iterator>;
-    for (Iterator match(text.begin(), text.end(), credentials), end; match != end; ++match) {
-        const int group = (*match)[1].matched ? 1 : 2;
-        spans.emplace_back(static_cast<std::size_t>(match->position(group)),
-                           static_cast<std::size_t>(match->length(group)));
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        while (begin < text.size() && is_space(text[begin])) ++begin;
+        std::size_t end = begin;
+        std::size_t at = std::string_view::npos;
+        for (; end < text.size() && !is_space(text[end]); ++end)
+            if (text[end] == '@') at = end;
+        if (at != std::string_view::npos)
+            if (const auto start = password_start(text, begin, at)) spans.emplace_back(*start, at - *start);
+        begin = end;
     }
     return spans;
+}
+
+std::string redact_error_line(const std::string& text, const std::vector<std::string>& given) {
+    static const std::set<std::string, std::less<>> placeholders{"pass", "PASS", "password", "PASSWORD", "***"};
+    std::string out;
+    std::size_t copied = 0;
+    for (const auto& [start, length] : password_spans(text)) {
+        const std::string_view span(text.data() + start, length);
+        const bool given_word = std::find(given.begin(), given.end(), span) != given.end();
+        if (placeholders.contains(span) && !given_word) continue;
+        out.append(text, copied, start - copied).append("***");
+        copied = start + length;
+    }
+    return out.append(text, copied);
 }
 
 std::string redact_url(const std::string& text) {

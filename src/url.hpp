@@ -24,6 +24,10 @@ UrlParts parse_url(const std::string& url, std::initializer_list<const char*> sc
 // Where the passwords in `text` are, as (offset, length): what redact_url() hides and main() masks in argv.
 std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view text);
 
+// redact_url() for the last line of a failed command: the placeholders of rowpump's own usage texts
+// ("redis://[user:pass@]host") stay readable, unless one of the passwords `given` is that very word.
+std::string redact_error_line(const std::string& text, const std::vector<std::string>& given);
+
 // " 'fragment'" for an error about a part of `url`, or "" when that part may hold some of the password:
 // a password with an unescaped '/', '?' or '@' spills into the host, port, path or options.
 std::string quoted_part(const std::string& fragment, const std::string& url);

@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -35,33 +38,45 @@ void keep_freed_page_memory() {
 
 // Every local user can read our arguments (ps, /proc/PID/cmdline) for as long as we run. Once CLI11 has
 // copied them, each password in them (scheme://user:PASS@..., user:PASS@...) is overwritten in place,
-// as the mysql client does with -pPASS. Returns whether there was one.
-bool hide_passwords(int argc, char** argv) {
-    bool hidden = false;
+// as the mysql client does with -pPASS. Returns the passwords it hid.
+std::vector<std::string> hide_passwords(int argc, char** argv) {
+    std::vector<std::string> hidden;
     for (int i = 1; i < argc; ++i) {
         for (const auto& [start, length] : rowpump::password_spans(argv[i])) {
+            if (length == 0) continue;
+            hidden.emplace_back(argv[i] + start, length);
             std::memset(argv[i] + start, 'x', length);
-            hidden = hidden || length > 0;
         }
     }
     return hidden;
 }
 
-// Said after the run, not before it: refused input keeps its one error line, and a failed run ends on
-// its cause.
-void recommend_password_variables() {
-    rowpump::log().warn("a password was given on the command line, where other local users could read it until "
-                        "rowpump hid it at startup: pass it in ROWPUMP_MYSQL_PASSWORD / ROWPUMP_REDIS_PASSWORD, or "
-                        "in a file named by ROWPUMP_MYSQL_PASSWORD_FILE / ROWPUMP_REDIS_PASSWORD_FILE");
+void print_line(rowpump::LogLevel level, std::string_view message) {
+    std::string line = "rowpump: ";
+    line.append(rowpump::to_string(level)).append(": ").append(message).push_back('\n');
+    std::fwrite(line.data(), 1, line.size(), stderr);
 }
+
+// A warning about how the command was started, said once where it is read: before the run's first line
+// (after a run's summary nobody reads it), but after the error when that is the first line, which must say
+// what went wrong. Touched only by the log handler, whose calls never overlap, and at the end.
+std::string held_warning;
 
 // The library only hands its messages over; the command prints them, one write per line.
 void log_to_stderr() {
     rowpump::set_log_handler([](rowpump::LogLevel level, std::string_view message) {
-        std::string line = "rowpump: ";
-        line.append(rowpump::to_string(level)).append(": ").append(message).push_back('\n');
-        std::fwrite(line.data(), 1, line.size(), stderr);
+        const bool error = level == rowpump::LogLevel::error;
+        if (!held_warning.empty() && !error) print_line(rowpump::LogLevel::warning, std::exchange(held_warning, {}));
+        print_line(level, message);
+        if (!held_warning.empty() && error) print_line(rowpump::LogLevel::warning, std::exchange(held_warning, {}));
     });
+}
+
+void recommend_password_variables() {
+    if (rowpump::log_level() > rowpump::LogLevel::warning) return;
+    held_warning = "a password was given on the command line, where other local users could read it until rowpump "
+                   "hid it at startup: pass it in ROWPUMP_MYSQL_PASSWORD / ROWPUMP_REDIS_PASSWORD, or in a file named "
+                   "by ROWPUMP_MYSQL_PASSWORD_FILE / ROWPUMP_REDIS_PASSWORD_FILE";
 }
 
 // The commands that move rows (read, backfill, run) are batch work, and say so to the scheduler before
@@ -85,6 +100,9 @@ int main(int argc, char** argv) {
     log_to_stderr();
     CLI::App app{"rowpump: move rows out of very large MySQL tables into queues, fast and without losing any"};
     app.require_subcommand(1);
+    // -q and -v belong to the program, yet users put them anywhere ("rowpump backfill ... -q"): the
+    // subcommands, which copy this setting, hand the options they do not know to the program.
+    app.fallthrough();
     // One line, like every other error, naming the (sub)command whose --help explains the flags. Set before
     // the subcommands exist: they copy it.
     app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
@@ -131,7 +149,8 @@ int main(int argc, char** argv) {
         const int code = app.exit(error);
         return code == 0 ? 0 : static_cast<int>(rowpump::ExitCode::bad_input);
     }
-    const bool password_in_argv = hide_passwords(argc, argv);
+    const std::vector<std::string> given_passwords = hide_passwords(argc, argv);
+    if (!given_passwords.empty()) recommend_password_variables();
     int code = 0;
     if (read_command->parsed() || backfill_command->parsed() || run_command->parsed()) schedule_as_batch_work();
     try {
@@ -142,14 +161,13 @@ int main(int argc, char** argv) {
         else if (explain_command->parsed()) code = rowpump::cli::run_explain(explain);
         else if (queue_command->parsed()) code = rowpump::cli::run_queue(*queue_command, queue);
     } catch (const rowpump::Error& error) {
-        rowpump::log().error("{}", rowpump::redact_url(error.what()));
+        rowpump::log().error("{}", rowpump::redact_error_line(error.what(), given_passwords));
         code = static_cast<int>(error.exit_code());
     } catch (const std::exception& error) {
-        rowpump::log().error("unexpected failure: {}", rowpump::redact_url(error.what()));
+        rowpump::log().error("unexpected failure: {}", rowpump::redact_error_line(error.what(), given_passwords));
         code = static_cast<int>(rowpump::ExitCode::failure);
     }
-    if (password_in_argv && (code == static_cast<int>(rowpump::ExitCode::done) ||
-                             code == static_cast<int>(rowpump::ExitCode::interrupted)))
-        recommend_password_variables();
+    // A run that logged nothing (a read to stdout) still hears it.
+    if (!held_warning.empty()) print_line(rowpump::LogLevel::warning, std::exchange(held_warning, {}));
     return code;
 }

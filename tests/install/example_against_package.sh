@@ -11,10 +11,11 @@ cleanup() {
   mariadb_cli -e "DROP TABLE IF EXISTS rp_test_example_$$" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
+# The URL may hold the password (mysql://user:pass@...) or leave it to ROWPUMP_MYSQL_PASSWORD.
 mariadb_cli() {
-  [[ "$ROWPUMP_MYSQL_URL" =~ ^mysql://([^:@]+):([^@]*)@([^:/]+):([0-9]+)/([^?]*) ]] || return 1
-  MYSQL_PWD="${BASH_REMATCH[2]}" mariadb --no-defaults --protocol=tcp -h"${BASH_REMATCH[3]}" -P"${BASH_REMATCH[4]}" \
-    -u"${BASH_REMATCH[1]}" "${BASH_REMATCH[5]}" "$@"
+  [[ "$ROWPUMP_MYSQL_URL" =~ ^mysql://([^:@]+)(:([^@]*))?@([^:/]+):([0-9]+)/([^?]*) ]] || return 1
+  MYSQL_PWD="${BASH_REMATCH[3]:-${ROWPUMP_MYSQL_PASSWORD:-}}" mariadb --no-defaults --protocol=tcp \
+    -h"${BASH_REMATCH[4]}" -P"${BASH_REMATCH[5]}" -u"${BASH_REMATCH[1]}" "${BASH_REMATCH[6]}" "$@"
 }
 trap cleanup EXIT
 : "${ROWPUMP_REDIS_URL:?run scripts/services.sh start and eval its env}"
