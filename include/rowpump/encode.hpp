@@ -54,12 +54,27 @@ enum class BigNumbers { number, string };
 // "number" or "string"; throws UsageError otherwise.
 BigNumbers parse_big_numbers(const std::string& name);
 
+// How CSV writes NULL: an empty unquoted field, beside "" for an empty string (the default); or \N, as
+// mysqldump --tab and SELECT ... INTO OUTFILE write it, with every backslash of a value doubled, so that
+// LOAD DATA ... FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\\' reads each value back.
+enum class CsvNull { empty, backslash_n };
+// "empty" or "\N"; throws UsageError otherwise.
+CsvNull parse_csv_null(const std::string& name);
+
+// How JSON carries a JSON column: as a string holding its text (the default), or embedded as the JSON value
+// itself (compacted onto one line; a value that is not JSON fails the run, naming its column).
+enum class JsonColumns { string, embed };
+// "string" or "embed"; throws UsageError otherwise.
+JsonColumns parse_json_columns(const std::string& name);
+
 // Settings of the payload formats besides the format itself (docs/payloads-and-names.md).
 struct PayloadOptions {
     // Format::payload_template: {column} the raw value (NULL: nothing), {column:json} its JSON, {row} the
     // row's JSON object, {{ and }} literal braces.
     std::string template_text;
-    BigNumbers big_numbers = BigNumbers::number;  // json, {column:json} and {row}
+    BigNumbers big_numbers = BigNumbers::number;    // json, {column:json} and {row}
+    JsonColumns json_columns = JsonColumns::string;  // json, {column:json} and {row}
+    CsvNull csv_null = CsvNull::empty;               // csv
 };
 
 // Throws UsageError for options that cannot work whatever the table: a template without
@@ -85,7 +100,7 @@ public:
 // are numbers written exactly as the server sent them; FLOAT/DOUBLE numbers; binary columns base64
 // strings; dates and times ISO-8601 strings ("2024-05-01T12:00:00.250000"); text escaped per RFC 8259.
 // CSV (RFC 4180): a header line, fields quoted when they hold a comma, quote, CR or LF; NULL is an
-// empty field and an empty string is "".
+// empty field and an empty string is "" (or NULL is \N: PayloadOptions::csv_null).
 // Sidekiq: the job Sidekiq::Client.push_bulk writes, with the JSON row as its one argument. Celery: a
 // protocol-2 message in kombu's Redis envelope, the JSON row as its one positional argument.
 // `columns` describe the page's first columns; any further page columns are ignored. `task` is checked

@@ -24,6 +24,8 @@ std::string payload_and_names(const JobSpec& spec) {
     std::string text;
     if (spec.format == Format::payload_template) text += " '" + spec.payload.template_text + "'";
     if (spec.payload.big_numbers == BigNumbers::string) text += " big-numbers string";
+    if (spec.payload.json_columns == JsonColumns::embed) text += " json-columns embed";
+    if (spec.payload.csv_null == CsvNull::backslash_n) text += " csv-null \\N";
     const SinkSpec defaults;
     if (spec.sink.list_key != defaults.list_key) text += " list-key " + spec.sink.list_key;
     if (spec.sink.delayed_key != defaults.delayed_key) text += " delayed-key " + spec.sink.delayed_key;

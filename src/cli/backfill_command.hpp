@@ -2,6 +2,7 @@
 // `rowpump backfill`: the main job from the command line: N ranges, W workers, one sink.
 #include <CLI/CLI.hpp>
 
+#include "cli/encoding_flags.hpp"
 #include "cli/source_options.hpp"
 #include "cli/throttle_flags.hpp"
 
@@ -22,6 +23,7 @@ struct BackfillOptions {
     std::string sidekiq_timestamps = "seconds";
     std::string payload_template;  // --format template
     std::string big_numbers = "number";
+    EncodingFlags encoding;
     std::string list_key = "{queue}:p:{level}";
     std::string delayed_key = "{queue}:delayed";
     std::string delay_score = "ms";

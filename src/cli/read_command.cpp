@@ -22,6 +22,7 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
     command->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"json", "csv"}));
     command->add_option("--limit", options.limit, "Stop after this many rows, at least 1 (default: all)")
         ->check(whole_number(1));
+    add_encoding_flags(*command, options.encoding);
     return command;
 }
 
@@ -38,7 +39,9 @@ int run_read(const ReadOptions& options) {
     const MySqlOptions mysql = options.source.mysql();
     const Format format = parse_format(options.format);
     auto plan = std::make_shared<const ReadPlan>(plan_read(mysql, options.source.read_spec()));
-    auto encoder = make_encoder(format, plan->columns);
+    PayloadOptions payload;
+    apply_encoding_flags(options.encoding, payload);
+    auto encoder = make_encoder(format, plan->columns, payload);
     PageReader reader(mysql, plan);
 
     static char buffer[1 << 20];

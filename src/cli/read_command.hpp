@@ -2,6 +2,7 @@
 // `rowpump read`: one table, page by page, one row per line on stdout, in key order.
 #include <CLI/CLI.hpp>
 
+#include "cli/encoding_flags.hpp"
 #include "cli/source_options.hpp"
 
 namespace rowpump::cli {
@@ -10,6 +11,7 @@ struct ReadOptions {
     SourceOptions source;
     std::string format = "json";
     std::uint64_t limit = 0;  // 0: every row
+    EncodingFlags encoding;
 };
 
 CLI::App* setup_read(CLI::App& app, ReadOptions& options);

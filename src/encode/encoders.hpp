@@ -17,17 +17,25 @@ inline bool is_timestamp(const Column& column) {
     return column.kind == ColumnKind::datetime && column.column_type.starts_with("timestamp");
 }
 
-std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns, BigNumbers big_numbers = BigNumbers::number);
-std::unique_ptr<RowEncoder> make_csv_encoder(std::vector<Column> columns);
+// What the JSON of a value depends on besides the value.
+struct JsonStyle {
+    BigNumbers big_numbers = BigNumbers::number;
+    JsonColumns json_columns = JsonColumns::string;
+};
+inline JsonStyle json_style(const PayloadOptions& payload) { return {payload.big_numbers, payload.json_columns}; }
+
+std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns, JsonStyle style = {});
+std::unique_ptr<RowEncoder> make_csv_encoder(std::vector<Column> columns, CsvNull null = CsvNull::empty);
 std::unique_ptr<RowEncoder> make_template_encoder(const std::string& template_text, std::vector<Column> columns,
-                                                  BigNumbers big_numbers);
+                                                  JsonStyle style);
 std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
-                                                BigNumbers big_numbers);
+                                                JsonStyle style);
 
 std::unique_ptr<TaskEnvelope> make_sidekiq_envelope(const TaskSpec& task);
 std::unique_ptr<TaskEnvelope> make_celery_envelope(const TaskSpec& task);
 
 // One value as JSON, as the JSON encoder writes it (text that is not NULL); `in_utc` for a TIMESTAMP.
-void append_json_value(ColumnKind kind, bool in_utc, std::string_view text, BigNumbers big_numbers, std::string& out);
+// `column` names the column in the error for a JSON column to embed whose value is not JSON.
+void append_json_value(const Column& column, std::string_view text, JsonStyle style, std::string& out);
 
 }  // namespace rowpump

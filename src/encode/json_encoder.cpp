@@ -19,6 +19,7 @@
 
 #include "encode/base64.hpp"
 #include "encode/encoders.hpp"
+#include "encode/embedded_json.hpp"
 #include "encode/json_number.hpp"
 #include "encode/json_string.hpp"
 #include "rowpump/error.hpp"
@@ -72,7 +73,9 @@ bool is_integer_kind(ColumnKind kind) {
 
 }  // namespace
 
-void append_json_value(ColumnKind kind, bool in_utc, std::string_view text, BigNumbers big_numbers, std::string& out) {
+void append_json_value(const Column& column, std::string_view text, JsonStyle style, std::string& out) {
+    const ColumnKind kind = column.kind;
+    const BigNumbers big_numbers = style.big_numbers;
     switch (kind) {
         case ColumnKind::decimal:
         case ColumnKind::signed_integer:
@@ -92,7 +95,7 @@ void append_json_value(ColumnKind kind, bool in_utc, std::string_view text, BigN
             // A date is digits and dashes: nothing before the space needed an escape.
             if (text.size() > 10 && text[10] == ' ' && !is_zero_date(text)) {
                 out[start + 10] = 'T';
-                if (in_utc) out.insert(out.size() - 1, 1, 'Z');  // before the closing quote
+                if (is_timestamp(column)) out.insert(out.size() - 1, 1, 'Z');  // before the closing quote
             }
             return;
         }
@@ -101,10 +104,16 @@ void append_json_value(ColumnKind kind, bool in_utc, std::string_view text, BigN
             base64_append(text, out);
             out.push_back('"');
             return;
+        case ColumnKind::json:
+            if (style.json_columns == JsonColumns::embed) {
+                append_embedded_json(column.name, text, out);
+                return;
+            }
+            append_json_string(text, out);
+            return;
         case ColumnKind::date:
         case ColumnKind::time:
         case ColumnKind::text:
-        case ColumnKind::json:
         case ColumnKind::other:
             append_json_string(text, out);
             return;
@@ -115,12 +124,11 @@ namespace {
 
 class JsonEncoder final : public RowEncoder {
 public:
-    JsonEncoder(std::vector<Column> columns, BigNumbers big_numbers) : big_numbers_(big_numbers) {
-        kinds_.reserve(columns.size());
-        keys_.reserve(columns.size());
-        for (const Column& column : columns) {
+    JsonEncoder(std::vector<Column> columns, JsonStyle style) : columns_(std::move(columns)), style_(style) {
+        kinds_.reserve(columns_.size());
+        keys_.reserve(columns_.size());
+        for (const Column& column : columns_) {
             kinds_.push_back(column.kind);
-            in_utc_.push_back(is_timestamp(column));
             // Each column's name escaped once, with what comes before it: `{"id":`, then `,"name":`.
             std::string key(keys_.empty() ? "{" : ",");
             append_json_string(column.name, key);
@@ -146,7 +154,7 @@ public:
             // last block of json_string.cpp as well.
             else if (is_integer_kind(kinds_[column]) && is_plain_small_integer(*value)) out.append(*value);
             else if (kinds_[column] == ColumnKind::text) append_json_string(*value, out);
-            else append_json_value(kinds_[column], in_utc_[column], *value, big_numbers_, out);
+            else append_json_value(columns_[column], *value, style_, out);
         }
         out.push_back('}');
     }
@@ -154,16 +162,16 @@ public:
     std::string header() const override { return {}; }
 
 private:
-    std::vector<ColumnKind> kinds_;
-    std::vector<bool> in_utc_;       // a TIMESTAMP column: its values are UTC
+    std::vector<Column> columns_;
+    std::vector<ColumnKind> kinds_;  // columns_' kinds, for the common cases
     std::vector<std::string> keys_;  // each column's name as JSON, with the `{` or `,` before it
-    BigNumbers big_numbers_;
+    JsonStyle style_;
 };
 
 }  // namespace
 
-std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns, BigNumbers big_numbers) {
-    return std::make_unique<JsonEncoder>(std::move(columns), big_numbers);
+std::unique_ptr<RowEncoder> make_json_encoder(std::vector<Column> columns, JsonStyle style) {
+    return std::make_unique<JsonEncoder>(std::move(columns), style);
 }
 
 }  // namespace rowpump

@@ -49,12 +49,12 @@ std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> colu
     check_task_spec(format, task);
     check_payload_options(format, payload);
     switch (format) {
-        case Format::json: return make_json_encoder(std::move(columns), payload.big_numbers);
-        case Format::csv: return make_csv_encoder(std::move(columns));
+        case Format::json: return make_json_encoder(std::move(columns), json_style(payload));
+        case Format::csv: return make_csv_encoder(std::move(columns), payload.csv_null);
         case Format::sidekiq:
-        case Format::celery: return make_worker_encoder(format, std::move(columns), task, payload.big_numbers);
+        case Format::celery: return make_worker_encoder(format, std::move(columns), task, json_style(payload));
         case Format::payload_template:
-            return make_template_encoder(payload.template_text, std::move(columns), payload.big_numbers);
+            return make_template_encoder(payload.template_text, std::move(columns), json_style(payload));
     }
     throw Error("unknown encoder format " + std::to_string(static_cast<int>(format)));
 }
@@ -69,7 +69,23 @@ BigNumbers parse_big_numbers(const std::string& name) {
     throw UsageError("unknown big-numbers mode '" + name + "': expected number or string");
 }
 
+CsvNull parse_csv_null(const std::string& name) {
+    if (name == "empty") return CsvNull::empty;
+    if (name == "\\N") return CsvNull::backslash_n;
+    throw UsageError("unknown CSV null '" + name + "': expected empty or \\N (quoted for the shell: '\\N')");
+}
+
+JsonColumns parse_json_columns(const std::string& name) {
+    if (name == "string") return JsonColumns::string;
+    if (name == "embed") return JsonColumns::embed;
+    throw UsageError("unknown JSON columns mode '" + name + "': expected string or embed");
+}
+
 void check_payload_options(Format format, const PayloadOptions& payload) {
+    if (format != Format::csv && payload.csv_null != CsvNull::empty)
+        throw UsageError("a CSV null is given but the format is not csv: add --format csv, or drop --csv-null");
+    if (format == Format::csv && payload.json_columns != JsonColumns::string)
+        throw UsageError("CSV writes a JSON column's text as it is: drop --json-columns, or choose a JSON format");
     if (format != Format::payload_template && !payload.template_text.empty())
         throw UsageError("a template is given but the format is not template: add --format template (YAML: "
                          "format: template), or drop the template");

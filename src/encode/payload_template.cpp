@@ -38,8 +38,7 @@ struct Step {
     TemplateSegment::Kind kind;
     std::string literal;
     std::size_t column = 0;
-    ColumnKind column_kind = ColumnKind::other;
-    bool in_utc = false;  // a TIMESTAMP column: its JSON value ends in Z
+    Column description;  // of `column`, for its JSON
 };
 
 std::size_t column_index(const TemplateSegment& segment, std::string_view text, const std::vector<Column>& columns) {
@@ -53,17 +52,16 @@ std::size_t column_index(const TemplateSegment& segment, std::string_view text, 
 
 class TemplateEncoder final : public RowEncoder {
 public:
-    TemplateEncoder(const std::string& text, std::vector<Column> columns, BigNumbers big_numbers)
-        : columns_(columns.size()), big_numbers_(big_numbers) {
+    TemplateEncoder(const std::string& text, std::vector<Column> columns, JsonStyle style)
+        : columns_(columns.size()), style_(style) {
         for (TemplateSegment& segment : parse_payload_template(text)) {
-            Step step{segment.kind, {}, 0, ColumnKind::other};
+            Step step{segment.kind, {}, 0, {}};
             if (segment.kind == TemplateSegment::Kind::text) step.literal = std::move(segment.text);
             if (segment.kind == TemplateSegment::Kind::raw || segment.kind == TemplateSegment::Kind::json) {
                 step.column = column_index(segment, text, columns);
-                step.column_kind = columns[step.column].kind;
-                step.in_utc = is_timestamp(columns[step.column]);
+                step.description = columns[step.column];
             }
-            if (segment.kind == TemplateSegment::Kind::row && !row_) row_ = make_json_encoder(columns, big_numbers);
+            if (segment.kind == TemplateSegment::Kind::row && !row_) row_ = make_json_encoder(columns, style);
             steps_.push_back(std::move(step));
         }
     }
@@ -82,7 +80,7 @@ public:
                     break;
                 case TemplateSegment::Kind::json:
                     if (const auto value = page.value(row, step.column))
-                        append_json_value(step.column_kind, step.in_utc, *value, big_numbers_, out);
+                        append_json_value(step.description, *value, style_, out);
                     else
                         out.append("null", 4);
                     break;
@@ -97,7 +95,7 @@ public:
 
 private:
     std::size_t columns_;
-    BigNumbers big_numbers_;
+    JsonStyle style_;
     std::vector<Step> steps_;
     std::unique_ptr<RowEncoder> row_;  // for {row}
 };
@@ -115,8 +113,8 @@ std::vector<TemplateSegment> parse_payload_template(std::string_view text) {
 }
 
 std::unique_ptr<RowEncoder> make_template_encoder(const std::string& template_text, std::vector<Column> columns,
-                                                  BigNumbers big_numbers) {
-    return std::make_unique<TemplateEncoder>(template_text, std::move(columns), big_numbers);
+                                                  JsonStyle style) {
+    return std::make_unique<TemplateEncoder>(template_text, std::move(columns), style);
 }
 
 }  // namespace rowpump

@@ -34,8 +34,8 @@ private:
 }  // namespace
 
 std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
-                                                BigNumbers big_numbers) {
-    return std::make_unique<WorkerEncoder>(make_json_encoder(std::move(columns), big_numbers),
+                                                JsonStyle style) {
+    return std::make_unique<WorkerEncoder>(make_json_encoder(std::move(columns), style),
                                            make_task_envelope(format, task));
 }
 

@@ -104,6 +104,12 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
     if (text) spec.payload.template_text = text->text();
     if (text || format) at_field(text ? *text : *format, [&] { check_payload_options(spec.format, spec.payload); });
     if (auto big = sink.optional("big_numbers")) spec.payload.big_numbers = parse_big_numbers(big->choice({"number", "string"}));
+    if (auto mode = sink.optional("json_columns"))
+        spec.payload.json_columns = parse_json_columns(mode->choice({"string", "embed"}));
+    if (auto null = sink.optional("csv_null")) {
+        spec.payload.csv_null = parse_csv_null(null->choice({"empty", "\\N"}));
+        at_field(*null, [&] { check_payload_options(spec.format, spec.payload); });
+    }
     if (auto key = sink.optional("list_key")) {
         spec.sink.list_key = key->text();
         at_field(*key, [&] { redis::list_key(spec.sink.list_key, "queue", "level"); });
@@ -147,8 +153,8 @@ void read_priority(const Field& field, RouteSpec& route) {
 void read_sink(const Field& field, JobSpec& spec) {
     const Section sink =
         field.section({"uri", "queue", "format", "push", "priority", "delay", "due_column", "overwrite", "job_class",
-                       "task", "sidekiq_timestamps", "template", "big_numbers", "list_key", "delayed_key",
-                       "delay_score", "delayed_members", "state_prefix"});
+                       "task", "sidekiq_timestamps", "template", "big_numbers", "json_columns", "csv_null",
+                       "list_key", "delayed_key", "delay_score", "delayed_members", "state_prefix"});
     const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
     spec.sink.uri = uri.text();
     const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include "mysql/connection.hpp"
@@ -20,6 +21,31 @@ std::pair<std::string, std::string> split_table_name(mysql::Connection& connecti
         throw UsageError("table '" + table + "' has no database: name it as schema.table or put the database in "
                          "the URL (mysql://user@host:port/database)");
     return {result.text(1), table};
+}
+
+// MariaDB's JSON is an alias of LONGTEXT with a CHECK (json_valid(`col`)) constraint named after the column
+// (MySQL's is a type of its own, which column_kind() knows). Such a column is marked JSON, as MariaDB's own
+// clients do. MySQL's CHECK_CONSTRAINTS has no TABLE_NAME (error 1054): there nothing is to be found here.
+void mark_mariadb_json_columns(mysql::Connection& connection, TableInfo& info) {
+    const bool any_longtext = std::any_of(info.columns.begin(), info.columns.end(),
+                                          [](const Column& column) { return column.column_type == "longtext"; });
+    if (!any_longtext) return;
+    constexpr int unknown_column = 1054;
+    try {
+        auto checks = connection.query(
+            "SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE "
+            "CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?",
+            {info.schema, info.name});
+        while (checks.next()) {
+            const std::string name = checks.text(1);
+            for (Column& column : info.columns)
+                if (column.name == name && column.column_type == "longtext" &&
+                    checks.text(2) == "json_valid(" + mysql::quote_identifier(name) + ")")
+                    column.kind = ColumnKind::json;
+        }
+    } catch (const DbError& error) {
+        if (error.code() != unknown_column) throw;
+    }
 }
 
 [[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
@@ -51,6 +77,7 @@ TableInfo describe_table(mysql::Connection& connection, const std::string& table
         info.columns.push_back(std::move(column));
     }
     if (info.columns.empty()) table_not_found(info, "or not visible to user '" + connection.options().user + "'");
+    mark_mariadb_json_columns(connection, info);
 
     // Prefix indexes (SUB_PART) cannot order or bound the full column, so they cannot page a table.
     auto indexes = connection.query(

@@ -1,0 +1,20 @@
+#pragma once
+// The flags that say how values are written, shared by `read` and `backfill` (docs/payloads-and-names.md).
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "rowpump/encode.hpp"
+
+namespace rowpump::cli {
+
+struct EncodingFlags {
+    std::string csv_null = "empty";
+    std::string json_columns = "string";
+};
+
+void add_encoding_flags(CLI::App& command, EncodingFlags& flags);
+// Sets the payload options the flags name (checked by the flags already).
+void apply_encoding_flags(const EncodingFlags& flags, PayloadOptions& payload);
+
+}  // namespace rowpump::cli
