@@ -12,6 +12,18 @@ namespace rowpump::cli {
 
 namespace {
 
+// An unset variable in --job-id "$JOB" gives "": refused, or the run would go on without a job and a second
+// run would write every row again.
+CLI::Validator job_id_text() {
+    return CLI::Validator(
+        [](const std::string& id) -> std::string {
+            if (!id.empty() && id.size() <= 191) return "";
+            return "a job id must be 1 to 191 characters, got " + std::to_string(id.size()) +
+                   " (an unset variable in --job-id \"$JOB\" gives none); give one, or leave --job-id out";
+        },
+        "ID");
+}
+
 // docs/payloads-and-names.md: payload templates, big numbers, and the Redis names consumers expect.
 void add_payload_and_name_options(CLI::App& command, BackfillOptions& options) {
     command.add_option("--template", options.payload_template,
@@ -74,6 +86,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                         "--format sidekiq: created_at/enqueued_at as float seconds (Sidekiq 6, 7) or integer ms (Sidekiq 8)")
         ->check(CLI::IsMember({"seconds", "ms"}));
     add_payload_and_name_options(*command, options);
+    add_encoding_flags(*command, options.encoding);
     command->add_option("--priority-column", options.priority_column, "Numeric column that routes rows to lists");
     command->add_option("--priority", options.priority_levels,
                         "Levels, highest first, as name:min,...,name (rows >= min go there; the last takes the rest)");
@@ -95,8 +108,13 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         ->check(whole_number(1, 1'000'000));
     command->add_option("--job-id", options.job_id,
                         "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); "
-                        "processes given the same job id share the work");
-    command->add_flag("--resume", options.resume, "Continue the job given by --job-id where it stopped");
+                        "processes given the same job id share the work. Its state lives beside the queue: "
+                        "rows of rowpump_jobs / rowpump_job_ranges (mysql sink) or keys rowpump:job:ID:* (redis "
+                        "sink, see --state-prefix)")
+        ->check(job_id_text());
+    command->add_flag("--resume", options.resume,
+                      "Refuse to start a new job: run only if the job given by --job-id exists. A rerun with the same "
+                      "--job-id resumes where the job stopped, with or without --resume");
     command->add_flag("--follow", options.follow,
                       "Also read the rows added above the key's maximum at the start, until a pass finds none "
                       "(without it the run stops there; an integer key, no --job-id)");
@@ -154,6 +172,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     check_task_spec(spec.format, spec.task);  // here too for --dry-run, which runs no job
     spec.payload.template_text = options.payload_template;
     spec.payload.big_numbers = parse_big_numbers(options.big_numbers);
+    apply_encoding_flags(options.encoding, spec.payload);
     check_payload_options(spec.format, spec.payload);
     spec.sink.list_key = options.list_key;
     spec.sink.delayed_key = options.delayed_key;

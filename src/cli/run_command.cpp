@@ -29,7 +29,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     command->add_option("job", options.job_file, "The YAML job file")->required();
     add_override_option(*command, options.overrides);
     command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
-    command->add_flag("--resume", options.resume, "Continue the job (its job_id) where an earlier run stopped");
+    command->add_flag("--resume", options.resume, "Refuse to start a new job: run only if the job of job_id exists. A rerun with the same job_id resumes where the job stopped, with or without --resume");
     command->add_option("--summary-json", options.summary_json,
                         "Also write the summary as JSON to this file (checked before the run starts; if it cannot be "
                         "written at the end, the run exits 1 and says that the rows were written)");

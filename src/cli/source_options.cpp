@@ -43,7 +43,7 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
     command.add_option("--columns", options.columns, "Columns to read, comma-separated (default: all)")->delimiter(',');
     command.add_option("--where", options.where,
                        "SQL condition the rows must meet: one expression with balanced parentheses, no ';' or '?' "
-                       "(a -- or # comment must end in a newline)");
+                       "outside quotes (note LIKE '%?%' is fine), and a -- or # comment must end in a newline");
     command
         .add_option("--page-size", options.page_size,
                     "Rows per page (default: " + std::to_string(ReadSpec{}.page_size) + ")")

@@ -32,6 +32,8 @@
 //     sidekiq_timestamps: seconds    # format sidekiq: seconds (Sidekiq 6, 7) | ms (Sidekiq 8)
 //     task: billing.tasks.invoice    # format celery: the task name its workers run
 //     big_numbers: number            # number | string (DECIMAL and integers beyond 2^53 as strings)
+//     json_columns: string           # string | embed (a JSON column as its JSON value, not a string)
+//     csv_null: empty                # format csv: empty | '\N' (as mysqldump --tab; backslashes doubled)
 //     list_key: "{queue}:p:{level}"  # Redis: priority list names
 //     delayed_key: "{queue}:delayed" # Redis: the delayed set
 //     delay_score: ms                # ms | s: unit of the delayed set's scores
@@ -97,7 +99,14 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     const job::Section job = job::Field(origin, root, "").section(
         {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow", "throttle"});
     JobSpec spec;
-    if (auto job_id = job.optional("job_id")) spec.job_id = job_id->text();
+    if (auto job_id = job.given("job_id")) {
+        // `job_id:` or `--set job_id=$JOB` with JOB empty gives no id: read as "no job", the run would go on
+        // without exactly-once, and a second run would write every row again. text() refuses an empty value.
+        spec.job_id = job_id->text();
+        if (spec.job_id.empty() || spec.job_id.size() > 191)
+            job_id->fail("a job id must be 1 to 191 characters; give one, or remove job_id to run without "
+                         "exactly-once checkpoints");
+    }
     job::read_source(job.required("source", "what to read: source: {mysql: URL, table: NAME}"), spec);
     if (auto partitions = job.optional("partitions")) read_partitions(*partitions, spec);
     if (auto workers = job.optional("workers")) spec.workers = workers->whole(1, 256);

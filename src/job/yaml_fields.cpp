@@ -154,6 +154,13 @@ std::optional<Field> Section::optional(const std::string& key) const {
     return Field(*origin_, value, child_path(self_.path(), key));
 }
 
+std::optional<Field> Section::given(const std::string& key) const {
+    const YAML::Node& node = node_;
+    YAML::Node value = node[key];
+    if (!value.IsDefined()) return std::nullopt;
+    return Field(*origin_, value, child_path(self_.path(), key));
+}
+
 Field Section::required(const std::string& key, const std::string& what) const {
     if (auto value = optional(key)) return *value;
     const YAML::Node& node = node_;

@@ -64,6 +64,8 @@ public:
 
     // The value of `key`; nullopt when it is absent or null.
     std::optional<Field> optional(const std::string& key) const;
+    // The value of `key`, null included ("job_id:", --set job_id=); nullopt only when it is absent.
+    std::optional<Field> given(const std::string& key) const;
     // The value of `key`; a ConfigError "missing key 'key' in <section>: <what>" when absent or null.
     Field required(const std::string& key, const std::string& what) const;
     // Whether `key` is given (not null).

@@ -3,14 +3,18 @@
 // Every worker opens its own sink, but lines from two workers must never interleave, so all sinks of one
 // process that name the same target share one stream: a process-wide registry keyed by the file's
 // canonical path (or "stdout") hands out the stream, and write() holds the stream's mutex for the whole
-// batch. A file is truncated the first time this process opens it and appended to ever after, even when
-// every sink on it has been closed in between: a worker that starts late must not wipe what an early one
-// (already finished) wrote. A regular file that was there before the first open is someone's data: it is
-// only truncated when the spec says overwrite.
+// batch. A file is truncated the first time this process writes to it and appended to ever after, even
+// when every sink on it has been closed in between: a worker that starts late must not wipe what an early
+// one (already finished) wrote. A regular file that was there before is someone's data: it is only
+// truncated when the spec says overwrite, and only by the first page, so that a run refused after its sink
+// was opened (a bad plan, a bad flag: exit 2) leaves the file as it was.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,17 +29,14 @@ namespace {
 
 class SharedStream {
 public:
-    // An owned file gets a 1 MiB buffer of its own: glibc ignores setvbuf's size when it allocates the
-    // buffer itself, and its 4 KiB default made 54,000 write(2) calls for a 1M-row table, a third of the
-    // client's CPU spent in the file system's per-call work (mydumper makes 219 for the same bytes).
-    SharedStream(std::FILE* file, std::string name, bool owned) : file_(file), name_(std::move(name)), owned_(owned) {
-        if (owned_) {
-            buffer_ = std::make_unique<char[]>(buffer_size);
-            std::setvbuf(file_, buffer_.get(), _IOFBF, buffer_size);
-        }
-    }
+    // stdout.
+    SharedStream() : file_(stdout), name_("stdout") {}
+    // A file, opened by the first write: truncated when `truncate_first` says this process has not
+    // written it yet, appended to otherwise.
+    SharedStream(std::string path, std::function<bool()> truncate_first)
+        : name_("file:" + path), path_(std::move(path)), truncate_first_(std::move(truncate_first)) {}
     ~SharedStream() {
-        if (owned_) std::fclose(file_);
+        if (!path_.empty() && file_ != nullptr) std::fclose(file_);
     }
     SharedStream(const SharedStream&) = delete;
     SharedStream& operator=(const SharedStream&) = delete;
@@ -44,6 +45,7 @@ public:
     // and reports a full disk in the write() that caused it, not at exit.
     void write(const std::vector<Message>& batch) {
         const std::lock_guard lock(mutex_);
+        if (file_ == nullptr) open_file();
         // stdio's own lock once per batch, not twice per line (fwrite and fputc each took it): stdio was
         // 5.1% of a one-worker file backfill's client profile, 1.7% this way.
         flockfile(file_);
@@ -63,6 +65,18 @@ public:
     const std::string& name() const { return name_; }
 
 private:
+    // An owned file gets a 1 MiB buffer of its own: glibc ignores setvbuf's size when it allocates the
+    // buffer itself, and its 4 KiB default made 54,000 write(2) calls for a 1M-row table, a third of the
+    // client's CPU spent in the file system's per-call work (mydumper makes 219 for the same bytes).
+    void open_file() {
+        // "e": close-on-exec, so child processes do not inherit the file.
+        file_ = std::fopen(path_.c_str(), truncate_first_() ? "wbe" : "abe");
+        if (file_ == nullptr)
+            throw QueueError("cannot open NDJSON file '" + path_ + "': " + std::strerror(errno), false);
+        buffer_ = std::make_unique<char[]>(buffer_size);
+        std::setvbuf(file_, buffer_.get(), _IOFBF, buffer_size);
+    }
+
     [[noreturn]] void fail() {
         const int error = errno;
         std::clearerr(file_);
@@ -72,46 +86,57 @@ private:
     static constexpr std::size_t buffer_size = std::size_t{1} << 20;
 
     std::mutex mutex_;
-    std::FILE* file_;
+    std::FILE* file_ = nullptr;  // a file's, once the first write opened it
     std::string name_;
-    bool owned_;
+    std::string path_;  // empty for stdout
+    std::function<bool()> truncate_first_;
     std::unique_ptr<char[]> buffer_;  // released after fclose, which flushes from it
 };
 
 class StreamRegistry {
 public:
+    // Checks the file as the first write will need it (refused when it exists and the spec does not say
+    // overwrite, or when it cannot be written), without touching it.
     std::shared_ptr<SharedStream> open(const std::string& path, bool overwrite) {
         const std::lock_guard lock(mutex_);
         if (path.empty()) return stdout_stream();
         std::error_code ignored;
         const std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ignored).string();
         if (auto open = streams_[key].lock()) return open;
-        const bool first_time = opened_.insert(key).second;
-        if (first_time && !overwrite && std::filesystem::is_regular_file(path, ignored)) {
-            opened_.erase(key);
-            throw UsageError("NDJSON file '" + path + "' already exists: remove it, or pass --overwrite (in a job "
-                             "file, sink.overwrite: true) to replace it");
-        }
-        // "e": close-on-exec, so child processes do not inherit the file.
-        std::FILE* file = std::fopen(path.c_str(), first_time ? "wbe" : "abe");
-        if (file == nullptr) {
-            if (first_time) opened_.erase(key);
-            throw UsageError("cannot open NDJSON file '" + path + "': " + std::strerror(errno));
-        }
-        auto stream = std::make_shared<SharedStream>(file, "file:" + path, true);
+        if (!written_.contains(key)) check_writable(path, overwrite);
+        auto stream = std::make_shared<SharedStream>(path, [this, key] { return first_write(key); });
         streams_[key] = stream;
         return stream;
     }
 
 private:
+    static void check_writable(const std::string& path, bool overwrite) {
+        std::error_code error;
+        const bool exists = std::filesystem::exists(path, error);
+        if (exists && !overwrite && std::filesystem::is_regular_file(path, error))
+            throw UsageError("NDJSON file '" + path + "' already exists: remove it, or pass --overwrite (in a job "
+                             "file, sink.overwrite: true) to replace it");
+        if (exists && std::filesystem::is_directory(path, error))
+            throw UsageError("cannot open NDJSON file '" + path + "': " + std::strerror(EISDIR));
+        const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+        if (::access(exists ? path.c_str() : parent.c_str(), W_OK) != 0)
+            throw UsageError("cannot open NDJSON file '" + path + "': " + std::strerror(errno));
+    }
+
+    // Whether this is the process's first write to the file `key` (which then truncates it).
+    bool first_write(const std::string& key) {
+        const std::lock_guard lock(mutex_);
+        return written_.insert(key).second;
+    }
+
     std::shared_ptr<SharedStream> stdout_stream() {
-        static const auto stream = std::make_shared<SharedStream>(stdout, "stdout", false);
+        static const auto stream = std::make_shared<SharedStream>();
         return stream;
     }
 
     std::mutex mutex_;
     std::map<std::string, std::weak_ptr<SharedStream>> streams_;
-    std::set<std::string> opened_;
+    std::set<std::string> written_;
 };
 
 StreamRegistry& registry() {

@@ -111,7 +111,53 @@ TEST_F(BackfillCliTest, UnknownSinkSchemeExits2) {
     const auto table = numbered_table(10);
     const auto result = run_cli({"backfill", "--table", table, "--sink", "kafka://127.0.0.1:9092", "--queue", queue_});
     expect_bad_input(result, "kafka://127.0.0.1:9092");
-    EXPECT_TRUE(contains(result.err, "redis://")) << "says which forms are accepted\n" << describe(result);
+    // The accepted forms read as the help writes them: their placeholders are no passwords to hide.
+    EXPECT_TRUE(contains(result.err, "redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db"))
+        << "says which forms are accepted\n" << describe(result);
+}
+
+// --job-id "$JOB" with JOB unset gives "": refused before anything is written, or a second run would write
+// every row again.
+TEST_F(BackfillCliTest, EmptyJobIdExits2AndWritesNothing) {
+    const auto table = numbered_table(10);
+    const auto result = run_cli(with(redis_args(table), {"--job-id", ""}));
+    EXPECT_EQ(result.exit_code, 2) << describe(result);
+    EXPECT_EQ(result.out, "") << describe(result);
+    const auto err = lines(result.err);
+    ASSERT_FALSE(err.empty()) << describe(result);
+    EXPECT_TRUE(contains(err[0], "--job-id: a job id must be 1 to 191 characters, got 0")) << describe(result);
+    EXPECT_EQ(queue_keys(), 0);
+    EXPECT_EQ(run_cli(with(redis_args(table), {"--job-id", std::string(192, 'j')})).exit_code, 2);
+}
+
+// Exit 2 means nothing was written: a run refused after its sink was checked (here by the planner: minmax
+// cannot split a VARCHAR key) leaves the file it was told to overwrite as it was.
+TEST_F(BackfillCliTest, RefusedRunLeavesTheFileItWouldOverwrite) {
+    const auto table = tables().create("bf_cli_kv", "(k VARCHAR(20) PRIMARY KEY, v INT)");
+    tables().execute(table, "INSERT INTO {t} VALUES ('a', 1), ('b', 2)");
+    const std::string kept = fresh_temp_path("keep.ndjson");
+    std::ofstream(kept) << "precious\n";
+    const auto result = run_cli({"backfill", "--table", table, "--sink", "file:" + kept, "--overwrite",
+                                 "--partition-strategy", "minmax", "--partitions", "2"});
+    expect_bad_input(result, "minmax");
+    EXPECT_EQ(slurp(kept), "precious\n");
+    // The same run with a strategy that can split it replaces the file.
+    const auto replaced = run_cli({"backfill", "--table", table, "--sink", "file:" + kept, "--overwrite", "-q"});
+    EXPECT_EQ(replaced.exit_code, 0) << describe(replaced);
+    EXPECT_EQ(lines(slurp(kept)).size(), 2u) << slurp(kept);
+    std::remove(kept.c_str());
+}
+
+// -q and -v are the program's, but users put them after the subcommand's flags too.
+TEST_F(BackfillCliTest, QuietAndVerboseWorkAfterTheSubcommand) {
+    const auto table = numbered_table(10);
+    const auto quiet = run_cli(with(redis_args(table), {"-q"}));
+    EXPECT_EQ(quiet.exit_code, 0) << describe(quiet);
+    EXPECT_EQ(quiet.err, "") << describe(quiet);
+    EXPECT_EQ(redis_->command({"LLEN", queue_}).integer, 10);
+    const auto verbose = run_cli({"partition", "--table", table, "--partitions", "2", "--verbose"});
+    EXPECT_EQ(verbose.exit_code, 0) << describe(verbose);
+    EXPECT_TRUE(contains(verbose.err, "debug")) << describe(verbose);
 }
 
 TEST_F(BackfillCliTest, RedisSinkWithoutQueueExits2) {

@@ -3,8 +3,8 @@
 //  - One is SIGKILLed mid-run: its connection is gone, so the other two take its range over at once
 //    (well before the 60 s lease timeout) and finish the job, every row in the queue exactly once.
 //  - One is SIGSTOPped (its connection stays open) with --lease-timeout 2: the other two take its range
-//    over once the lease expires and finish the job. Then it is SIGCONTed: its next page is fenced off,
-//    so a second later the queue still holds every row exactly once. Then it is killed.
+//    over once the lease expires and finish the job. Then it is SIGCONTed: its next page is fenced off
+//    (it says so), and the queue still holds every row exactly once. Then it is killed.
 //  - MySQL sink only: a process stopped inside its page transaction (after the fenced checkpoint UPDATE,
 //    before COMMIT) must not keep its range from the others for longer than the lease either.
 #include <fcntl.h>
@@ -129,6 +129,14 @@ protected:
 
     void expect_exactly_once() { EXPECT_EQ(JobSinkTest::expect_exactly_once(table_, queue_, job_id_).ranges, 12u); }
 
+    // A woken process tries to write the page it held when it was stopped: waits until the store refused it
+    // (the process says so), so that the exactly-once check after it has seen that write tried. Without the
+    // fence the check would pass as well as before the page went in; a test that never reached the fence fails.
+    static void expect_fenced(CliProcess& process) {
+        const auto fenced = [&] { return process.err().find("was taken over by another worker") != std::string::npos; };
+        EXPECT_TRUE(wait_until(fenced, 30s)) << "the woken process never met the fence\n" << process.describe();
+    }
+
     static bool logged(const Processes& processes, std::size_t first, const std::string& a, const std::string& b) {
         for (std::size_t i = first; i < processes.size(); ++i)
             for (std::istringstream in(processes[i]->err()); !in.eof();) {
@@ -182,7 +190,7 @@ TEST_P(ScaleOutTest, AStoppedProcessLosesItsRangeWhenItsLeaseExpires) {
 
     // Woken up, the stopped process still holds pages of its old range: the fence must refuse them.
     processes[0]->signal(SIGCONT);
-    std::this_thread::sleep_for(1s);
+    expect_fenced(*processes[0]);
     expect_exactly_once();
     processes[0]->kill();
 }
@@ -217,7 +225,7 @@ TEST_F(MySqlScaleOutTest, AProcessStoppedInsideItsPageTransactionLosesItsRange) 
     expect_finish(processes, 1, finish_timeout);
     if (HasFatalFailure()) return;
     processes[0]->signal(SIGCONT);
-    std::this_thread::sleep_for(1s);
+    expect_fenced(*processes[0]);
     expect_exactly_once();
 }
 

@@ -189,7 +189,8 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
         TempJob job(std::string(minimal_source) + "sink: stdout\n");
         expect_error_at(job.path(), 4, 7,
                         "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
-                        "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, list_key, "
+                        "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
+                        "csv_null, list_key, "
                         "delayed_key, delay_score, delayed_members, state_prefix; "
                         "got 'stdout'");
     }
@@ -485,6 +486,29 @@ TEST_F(JobYamlTest, BadOverridesNameTheOverride) {
 TEST_F(JobYamlTest, OverrideFixesAnUnsetVariable) {
     const JobSpec spec = load_job(sample("unset_env.yaml"), {"sink.uri=stdout"});
     EXPECT_EQ(spec.sink.uri, "stdout");
+}
+
+// `job_id: ""` (what "${JOB}" gives when JOB is set but empty) would silently run without exactly-once.
+TEST_F(JobYamlTest, EmptyJobIdIsAConfigErrorAtItsField) {
+    TempJob job("job_id: \"\"\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n");
+    expect_error_at(job.path(), 1, 9, "job_id: expected a value, got an empty string");
+    TempJob null_id("job_id:\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n");
+    EXPECT_NE(std::string(config_error(null_id.path()).what()).find("job_id: expected a single value, got nothing"),
+              std::string::npos);
+    TempJob long_id("job_id: " + std::string(192, 'j') + "\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n");
+    EXPECT_EQ(config_error(long_id.path()).line(), 1);
+    TempJob fine(std::string(minimal_source) + "sink:\n  uri: stdout\n");
+    EXPECT_EQ(config_error(fine.path(), {"job_id="}).exit_code(), ExitCode::bad_input);
+}
+
+TEST_F(JobYamlTest, CsvNullAndJsonColumnsAreReadAndChecked) {
+    TempJob job(std::string(minimal_source) +
+                "sink:\n  uri: stdout\n  format: csv\n  csv_null: \"\\\\N\"\n");
+    EXPECT_EQ(load_job(job.path()).payload.csv_null, CsvNull::backslash_n);
+    TempJob embed(std::string(minimal_source) + "sink:\n  uri: stdout\n  json_columns: embed\n");
+    EXPECT_EQ(load_job(embed.path()).payload.json_columns, JsonColumns::embed);
+    TempJob not_csv(std::string(minimal_source) + "sink:\n  uri: stdout\n  csv_null: \"\\\\N\"\n");
+    EXPECT_EQ(config_error(not_csv.path()).line(), 6);
 }
 
 TEST(JobYamlHelpers, EditDistanceAndSuggestions) {
