@@ -35,7 +35,8 @@ int version_part(std::string_view text, std::size_t& at) {
 ServerFlavor ServerFlavor::parse(std::string_view version) {
     ServerFlavor flavor;
     flavor.kind_ = contains_mariadb(version) ? ServerKind::mariadb : ServerKind::mysql;
-    if (flavor.mariadb() && version.starts_with(replication_hack_prefix)) version.remove_prefix(replication_hack_prefix.size());
+    if (flavor.mariadb() && version.starts_with(replication_hack_prefix))
+        version.remove_prefix(replication_hack_prefix.size());
     std::size_t at = 0;
     flavor.major_ = version_part(version, at);
     flavor.minor_ = version_part(version, at);

@@ -68,8 +68,8 @@ std::optional<double> status_number(const std::string& text) {
 
 // The first limit a value is over. A value that is no longer a number (it was one when the run started)
 // counts as over when `unknown_is_over`: the max limits, never the critical ones.
-std::optional<std::string> first_over(const std::vector<LoadLimit>& limits, const std::map<std::string, std::string>& values,
-                                      bool unknown_is_over) {
+std::optional<std::string> first_over(const std::vector<LoadLimit>& limits,
+                                      const std::map<std::string, std::string>& values, bool unknown_is_over) {
     for (const auto& limit : limits) {
         const auto value = values.find(lower(limit.variable));
         if (value == values.end()) continue;

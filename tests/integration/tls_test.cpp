@@ -142,16 +142,17 @@ TEST_F(TlsTest, AWrongCaFailsWithALineSayingVerificationFailed) {
 // does not trust, and a second key that belongs to no certificate; all in a temp dir of the test.
 class ForeignClientPair {
 public:
-    ForeignClientPair() : dir_(std::filesystem::temp_directory_path() / ("rp_test_tls_client_" + std::to_string(getpid()))) {
+    ForeignClientPair()
+        : dir_(std::filesystem::temp_directory_path() / ("rp_test_tls_client_" + std::to_string(getpid()))) {
         std::filesystem::create_directories(dir_);
         const std::string d = "'" + dir_.string() + "/";
         const std::string script =
             "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj '/CN=rp_test foreign CA' "
             "-addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign' -keyout " + d +
             "ca-key.pem' -out " + d + "ca.pem' && "
-            "openssl req -newkey rsa:2048 -nodes -subj '/CN=rp_test client' -keyout " + d + "client-key.pem' -out " + d +
-            "client.csr' && "
-            "openssl x509 -req -in " + d + "client.csr' -CA " + d + "ca.pem' -CAkey " + d + "ca-key.pem' -CAcreateserial "
+            "openssl req -newkey rsa:2048 -nodes -subj '/CN=rp_test client' -keyout " + d + "client-key.pem' -out " +
+            d + "client.csr' && openssl x509 -req -in " + d + "client.csr' -CA " + d + "ca.pem' -CAkey " + d +
+            "ca-key.pem' -CAcreateserial "
             "-days 1 -out " + d + "client-cert.pem' && "
             "openssl genrsa -out " + d + "other-key.pem' 2048";
         ok_ = std::system(("(" + script + ") >/dev/null 2>&1").c_str()) == 0;
@@ -197,9 +198,10 @@ TEST_F(TlsTest, AKeyThatIsNotTheCertificatesNamesTheClientsPair) {
     ASSERT_TRUE(pair.ok()) << "openssl could not make the test's client certificate";
     const std::string url = url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_ + "&ssl-cert=" + pair.cert() +
                                      "&ssl-key=" + pair.other_key());
-    expect_refused_by_both_drivers(
-        url, "the client's key ssl-key=" + pair.other_key() + " is not the key of its certificate ssl-cert=" + pair.cert(),
-        "the server's certificate");
+    expect_refused_by_both_drivers(url,
+                                   "the client's key ssl-key=" + pair.other_key() +
+                                       " is not the key of its certificate ssl-cert=" + pair.cert(),
+                                   "the server's certificate");
     const auto run = read_without_password_in_argv(url, options_.password, table_);
     EXPECT_EQ(run.exit_code, 2) << run.describe();
     ASSERT_EQ(lines(run.err).size(), 1u) << run.describe();

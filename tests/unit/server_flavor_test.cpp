@@ -120,7 +120,8 @@ TEST(ServerFlavor, TheStatementTimeLimitIsTheServersOwnVariable) {
     const std::string mysql = "SET SESSION max_execution_time = 60000";
     for (const char* version : {mariadb_10_4, mariadb_10_11, mariadb_11})
         EXPECT_EQ(settings_sent(version).at(1), mariadb) << version;
-    for (const char* version : {mysql_5_7, mysql_8_0_22, mysql_8_4}) EXPECT_EQ(settings_sent(version).at(1), mysql) << version;
+    for (const char* version : {mysql_5_7, mysql_8_0_22, mysql_8_4})
+        EXPECT_EQ(settings_sent(version).at(1), mysql) << version;
     // A proxy that reports another server's version: the other variable, after the server's refusal.
     EXPECT_EQ(settings_sent(mysql_8_4, "max_execution_time"),
               (std::vector<std::string>{"SET SESSION time_zone = '+00:00'", mysql, mariadb}));
