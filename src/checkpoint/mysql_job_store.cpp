@@ -291,12 +291,20 @@ private:
         std::optional<StoredRange> chosen;
         mysql::Transaction transaction(connection_);
         // SKIP LOCKED: a range whose owner is committing a page right now is not free anyway, and one that
-        // another worker is leasing right now is that worker's.
-        auto result = connection_.query(
-            "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
-            "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
-            "WHERE job_id = ? AND range_no = ? AND status = 'pending' FOR UPDATE SKIP LOCKED",
-            {definition_.job_id, static_cast<std::int64_t>(number)});
+        // another worker is leasing right now is that worker's. A server without it (MariaDB before 10.6)
+        // fails the read with NOWAIT instead, which means the same here.
+        const mysql::ServerFlavor& flavor = connection_.server_flavor();
+        mysql::Rows result;
+        try {
+            result = connection_.query(
+                "SELECT range_no, lo, hi, last_key, rows_written, estimated_rows, owner, "
+                "COALESCE(lease_until < NOW(6), TRUE) FROM rowpump_job_ranges "
+                "WHERE job_id = ? AND range_no = ? AND status = 'pending'" + mysql::skip_locked_rows_clause(flavor),
+                {definition_.job_id, static_cast<std::int64_t>(number)});
+        } catch (const DbError& error) {
+            if (flavor.skip_locked() || error.code() != flavor.nowait_error()) throw;
+            return std::nullopt;
+        }
         if (result.next() && is_free(result.uint64(7), result.int64(8) != 0, live)) {
             const std::uint64_t owner = result.uint64(7);
             if (owner != 0)

@@ -14,9 +14,9 @@ void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
     command.add_option("--lag-query", flags.lag_query,
                        "SQL run on each replica instead of the heartbeat; its first cell is the lag in seconds");
     command.add_option("--max-load", flags.max_load,
-                       "Pause while a global status value is over its limit: VAR=N[,VAR=N], e.g. Threads_running=25");
+                       "Pause while a numeric global status value is over its limit: VAR=N[,VAR=N], e.g. Threads_running=25");
     command.add_option("--critical-load", flags.critical_load,
-                       "Stop (exit 3; resumable with --job-id) when a global status value stays over: VAR=N[,VAR=N]");
+                       "Stop (exit 3; resumable with --job-id) when a numeric global status value stays over: VAR=N[,VAR=N]");
     command.add_option("--pause-file", flags.pause_file, "Pause while this file exists");
     command.add_option("--http", flags.http,
                        "Serve /status, /metrics and POST /pause, /resume, /rate, /max-lag on HOST:PORT "

@@ -63,6 +63,11 @@ ClientHandle open_client_handle(const MySqlOptions& options, bool nonblocking) {
     return handle;
 }
 
+std::string server_version(st_mysql* handle) {
+    const char* version = mysql_get_server_info(handle);
+    return version ? version : "";
+}
+
 void run_text(st_mysql* handle, const std::string& sql, const MySqlOptions& options) {
     if (mysql_real_query(handle, sql.data(), sql.size()) != 0) throw_client_error(handle, sql, options);
 }

@@ -24,6 +24,9 @@ using ClientHandle = std::unique_ptr<st_mysql, CloseClientHandle>;
 // settings (apply_session_settings) are the caller's to apply.
 ClientHandle open_client_handle(const MySqlOptions& options, bool nonblocking);
 
+// The server's version string from the handshake ("10.11.6-MariaDB-0+deb12u1"; ServerFlavor::parse reads it).
+std::string server_version(st_mysql* handle);
+
 // Runs `sql` through the text protocol; a failure throws as throw_server_error says.
 void run_text(st_mysql* handle, const std::string& sql, const MySqlOptions& options);
 

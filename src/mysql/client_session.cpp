@@ -37,7 +37,9 @@ bool server_offers_bulk(MYSQL* handle) {
 class ClientSession final : public DriverSession {
 public:
     explicit ClientSession(const MySqlOptions& options)
-        : options_(options), handle_(open_client_handle(options, false)), bulk_(server_offers_bulk(handle_.get())) {}
+        : options_(options), handle_(open_client_handle(options, false)), bulk_(server_offers_bulk(handle_.get())) {
+        flavor = ServerFlavor::parse(server_version(handle_.get()));
+    }
 
     Rows query(const std::string& sql, const std::vector<Param>& params) override {
         run(sql, params);

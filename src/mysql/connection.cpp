@@ -68,7 +68,7 @@ void Connection::open() {
     session_.reset();
     // Each driver refuses a plain session when TLS is required (driver_session.hpp).
     session_ = driver_ == SessionDriver::connector_c ? open_client_session(options_) : open_cppconn_session(options_);
-    apply_session_settings(options_, [this](const std::string& sql) { execute_text(sql); });
+    apply_session_settings(options_, session_->flavor, [this](const std::string& sql) { execute_text(sql); });
 }
 
 namespace {
@@ -97,17 +97,19 @@ std::string value_literal(const std::string& value) {
 
 }  // namespace
 
-void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run) {
+void apply_session_settings(const MySqlOptions& options, const ServerFlavor& flavor,
+                            const std::function<void(const std::string&)>& run) {
     // TIMESTAMP values reach the client in the session's zone: in UTC they can be written with a Z,
     // whatever zone the server runs in. DATETIME values are not converted by any zone.
     run("SET SESSION time_zone = '+00:00'");
     if (options.statement_timeout.count() > 0) {
-        const std::string seconds = std::to_string(options.statement_timeout.count());
+        const ServerKind kind = flavor.kind();
         try {
-            run("SET SESSION max_statement_time = " + seconds);  // MariaDB
+            run(statement_timeout_sql(kind, options.statement_timeout));
         } catch (const DbError& error) {
             if (error.code() != unknown_system_variable) throw;
-            run("SET SESSION max_execution_time = " + seconds + "000");  // MySQL: milliseconds
+            const ServerKind other = kind == ServerKind::mariadb ? ServerKind::mysql : ServerKind::mariadb;
+            run(statement_timeout_sql(other, options.statement_timeout));
         }
     }
     for (const auto& [name, value] : options.session_variables) {
@@ -198,6 +200,11 @@ std::uint64_t Connection::session_id() {
     if (!session_) open();
     if (!session_->id) session_->id = connection_id();
     return *session_->id;
+}
+
+const ServerFlavor& Connection::server_flavor() {
+    if (!session_) open();
+    return session_->flavor;
 }
 
 bool Connection::alive() { return session_ && session_->alive(); }

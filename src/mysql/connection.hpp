@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mysql/rows.hpp"
+#include "mysql/server_flavor.hpp"
 #include "retry.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/key.hpp"
@@ -63,6 +64,9 @@ public:
     std::uint64_t connection_id();
     // The same, asked once per session: what a lease held by this session is stored under.
     std::uint64_t session_id();
+    // Which server this session talks to, from its handshake: what a statement that differs between
+    // MySQL and MariaDB, or between their versions, is chosen by (server_flavor.hpp).
+    const ServerFlavor& server_flavor();
     // True when the server answers a ping.
     bool alive();
     // Drops the session and opens a new one: one attempt.
@@ -104,9 +108,12 @@ private:
                                       const MySqlOptions& options);
 
 // Every session of either driver, the first and each one after a reconnect, gets the options' settings,
-// each statement sent through `run`: time_zone = '+00:00', the statement time limit, then the options'
-// session_variables (a value the server refuses for one of those throws UsageError).
-void apply_session_settings(const MySqlOptions& options, const std::function<void(const std::string&)>& run);
+// each statement sent through `run`: time_zone = '+00:00', the statement time limit (in the variable of
+// `flavor`'s kind, then the other one's if the server knows no such variable: a proxy may report another
+// server's version), then the options' session_variables (a value the server refuses for one of those
+// throws UsageError).
+void apply_session_settings(const MySqlOptions& options, const ServerFlavor& flavor,
+                            const std::function<void(const std::string&)>& run);
 
 // Before retry `attempt` + 1 after `error` (`reason` is what to log: the latest failure): throws the final
 // error, saying how long it was retried, once `deadline` is spent; otherwise logs and waits its backoff.

@@ -107,6 +107,10 @@ public:
             Rows cipher = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'", {});
             if (!cipher.next() || cipher.text(2).empty()) throw_tls_not_offered(options);
         }
+        // Nor does it hand over the handshake's version string without its metadata object, which asks the
+        // server for more than that.
+        Rows version = query("SELECT VERSION()", {});
+        flavor = ServerFlavor::parse(version.next() ? version.text(1) : std::string());
     }
 
     Rows query(const std::string& sql, const std::vector<Param>& params) override {

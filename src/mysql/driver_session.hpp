@@ -14,6 +14,7 @@
 
 #include "mysql/connection.hpp"
 #include "mysql/rows.hpp"
+#include "mysql/server_flavor.hpp"
 
 namespace rowpump::mysql {
 
@@ -30,6 +31,7 @@ public:
     virtual std::uint64_t execute_bulk(const std::string& sql, const std::vector<BulkColumn>& columns);
 
     std::optional<std::uint64_t> id;  // CONNECTION_ID(), once asked
+    ServerFlavor flavor;              // from the handshake's version string, set on connecting
 };
 
 // Each connects at once and throws as Connection's constructor does.

@@ -81,7 +81,8 @@ void StreamConnection::open() {
     session_.reset();
     // Non-blocking, for fetch_row(): the reader waits on the socket its own way.
     session_ = std::make_unique<Session>(Session{open_client_handle(options_, true)});
-    apply_session_settings(options_, [this](const std::string& sql) { run(sql); });
+    const ServerFlavor flavor = ServerFlavor::parse(server_version(session_->handle.get()));
+    apply_session_settings(options_, flavor, [this](const std::string& sql) { run(sql); });
 }
 
 void StreamConnection::recover_from(const Error& error, int attempt, const RetryDeadline& deadline) {

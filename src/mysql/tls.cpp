@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "mysql/client_handle.hpp"
 #include "mysql/error_codes.hpp"
 #include "url.hpp"
 
@@ -30,6 +31,41 @@ bool logs_in_over_tls(const MySqlOptions& options) {
     return mysql_real_connect(handle.get(), options.host.c_str(), options.user.c_str(), options.password.c_str(),
                               options.database.empty() ? nullptr : options.database.c_str(), options.port, nullptr,
                               0) != nullptr;
+}
+
+// Whether the client's certificate and key are what failed: the same TLS, without them, gets as far as
+// the login (a server refusal, such as an account that REQUIRE X509, counts). One short connection.
+bool fails_only_with_the_client_pair(const MySqlOptions& options) {
+    MySqlOptions without = options;
+    without.ssl_cert.clear();
+    without.ssl_key.clear();
+    without.retry_budget = std::chrono::seconds(0);
+    try {
+        open_client_handle(without, false);
+        return true;
+    } catch (const DbError& error) {
+        return error.code() > 0 && error.code() < 2000;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+// The server answered, then the session ended or its TLS failed: not a server that cannot be reached.
+bool ended_after_connecting(int code) {
+    return code == codes::tls_error || code == codes::lost_during_query || code == codes::server_gone ||
+           code == codes::lost_extended;
+}
+
+// The one line for a client certificate or key that broke the connection, naming the pair.
+std::string client_pair_failure(const std::string& what, const MySqlOptions& options) {
+    const std::string head = "TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
+                             "): " + redact_url(what);
+    // OpenSSL's words when the key is not the certificate's (X509_R_KEY_VALUES_MISMATCH).
+    if (what.find("key values mismatch") != std::string::npos || what.find("private key") != std::string::npos)
+        return head + " (the client's key ssl-key=" + options.ssl_key + " is not the key of its certificate ssl-cert=" +
+               options.ssl_cert + "; give the key the certificate was made with)";
+    return head + " (the server refused the client certificate ssl-cert=" + options.ssl_cert +
+           ": it must be signed by a CA that the server trusts, its ssl-ca; or leave ssl-cert and ssl-key out)";
 }
 
 std::string verification_hint(const MySqlOptions& options) {
@@ -73,6 +109,10 @@ void throw_tls_not_offered(const MySqlOptions& options) {
 }
 
 std::optional<std::string> explain_tls_failure(int code, const std::string& what, const MySqlOptions& options) {
+    // A server that rejects the client's certificate may close the socket before the driver reads its alert:
+    // a lost connection (2013, "system error: 104") rather than a TLS error.
+    if (!options.ssl_cert.empty() && ended_after_connecting(code) && fails_only_with_the_client_pair(options))
+        return client_pair_failure(what, options);
     if (code == codes::tls_error && options.ssl_mode != SslMode::disabled)
         return "TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
                "): " + redact_url(what) + " (" + verification_hint(options) + ")";

@@ -16,6 +16,9 @@ std::string ssl_mode_name(SslMode mode);
 // A connect error that TLS explains, as the one line to show; nullopt when TLS is not the cause.
 // - CR_SSL_CONNECTION_ERROR (2026): the handshake or the certificate check failed: says which check and
 //   what to change in the URL.
+// - A connection lost or a TLS error at connect with ssl-cert and ssl-key given, when the same TLS without
+//   them gets in (one more connection, only then): the client's pair is the cause, and the line names it
+//   (a key that is not the certificate's, or a certificate the server does not trust).
 // - Access denied (1045) on a connection without TLS: when the same account gets in over TLS, the server
 //   requires TLS (require_secure_transport, or an account made with REQUIRE SSL), and the line says so
 //   instead of "check the password". Finding out costs one more connection, only after such a refusal;

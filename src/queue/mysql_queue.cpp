@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "log.hpp"
 #include "queue/error_text.hpp"
 #include "queue/mysql_queue_impl.hpp"
 #include "queue/mysql_queue_table.hpp"
@@ -66,6 +67,12 @@ MySqlQueue::Impl::Impl(MySqlOptions mysql, MySqlQueueOptions queue)
     if (options.max_crashes < 1)
         throw UsageError("max crashes must be at least 1, not " + std::to_string(options.max_crashes));
     prepare_session();
+    if (options.claim_mode == ClaimMode::skip_locked && !connection.server_flavor().skip_locked()) {
+        // The version fence of update-then-select needs no locking read; SKIP LOCKED came in MariaDB 10.6.
+        log().info("{} has no SKIP LOCKED: claims from {} use --claim-mode update-then-select",
+                   connection.server_flavor().describe(), options.table);
+        options.claim_mode = ClaimMode::update_then_select;
+    }
     sql = queue::QueueSql(options.table, run([&] { return mysql::check_queue_table(connection, options.table); }));
 }
 

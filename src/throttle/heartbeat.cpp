@@ -17,7 +17,7 @@ std::string quoted_table(const std::string& database) {
 HeartbeatWriter::HeartbeatWriter(const MySqlOptions& primary) : database_(primary.database) {
     if (database_.empty()) {
         log().warn("the source URL names no database for the heartbeat table: replica lag is measured by "
-                   "Seconds_Behind_Master");
+                   "the replicas' Seconds_Behind_Master");
         return;
     }
     table_ = quoted_table(database_);
@@ -32,7 +32,7 @@ HeartbeatWriter::HeartbeatWriter(const MySqlOptions& primary) : database_(primar
     } catch (const Error& error) {
         connection_.reset();
         log().warn("cannot write the heartbeat on the primary ({}): replica lag is measured by "
-                   "Seconds_Behind_Master",
+                   "the replicas' Seconds_Behind_Master",
                    error.what());
     }
 }
@@ -40,8 +40,10 @@ HeartbeatWriter::HeartbeatWriter(const MySqlOptions& primary) : database_(primar
 void HeartbeatWriter::beat() {
     if (!connection_) return;
     try {
+        // Not `ts = VALUES(ts)`, which MySQL 8.0.20 deprecated and MariaDB's row alias syntax lacks: the
+        // statement's clock is one value, on both servers.
         connection_->execute("INSERT INTO " + table_ +
-                             " (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)");
+                             " (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = UTC_TIMESTAMP(6)");
         if (failing_) log().info("the heartbeat is written again");
         failing_ = false;
     } catch (const Error& error) {

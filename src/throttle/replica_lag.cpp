@@ -32,11 +32,13 @@ mysql::Connection connect(const MySqlOptions& options) {
 }  // namespace
 
 ReplicaProbe::ReplicaProbe(const MySqlOptions& replica, std::string lag_query)
-    : name_(replica_name(replica)), lag_query_(std::move(lag_query)), connection_(connect(replica)) {
-    if (lag_query_.empty() && connection_.query("SHOW SLAVE STATUS").size() == 0)
-        throw UsageError("--replica " + replica.redacted() +
-                         ": the server is not a replica (SHOW SLAVE STATUS is empty); name a replica of the source, "
-                         "or give --lag-query");
+    : name_(replica_name(replica)),
+      lag_query_(std::move(lag_query)),
+      connection_(connect(replica)),
+      status_sql_(mysql::replica_status_sql(connection_.server_flavor())) {
+    if (lag_query_.empty() && connection_.query(status_sql_.statement).size() == 0)
+        throw UsageError("--replica " + replica.redacted() + ": the server is not a replica (" + status_sql_.statement +
+                         " is empty); name a replica of the source, or give --lag-query");
     if (!lag_query_.empty()) {
         try {
             connection_.query(lag_query_);
@@ -61,16 +63,16 @@ LagReading ReplicaProbe::read(const std::string& heartbeat_database) {
 }
 
 LagReading ReplicaProbe::read_replication_status(const std::string& heartbeat_database) {
-    mysql::Rows status = connection_.query("SHOW SLAVE STATUS");
+    mysql::Rows status = connection_.query(status_sql_.statement);
     if (!status.next()) return {std::nullopt, "no longer a replica"};
-    if (status.text(status.column("Slave_SQL_Running")) != "Yes") return {std::nullopt, "SQL thread stopped"};
+    if (status.text(status.column(status_sql_.sql_running)) != "Yes") return {std::nullopt, "SQL thread stopped"};
     // "Connecting" counts too: events are not arriving.
-    if (const auto& io = status.text(status.column("Slave_IO_Running")); io != "Yes")
+    if (const auto& io = status.text(status.column(status_sql_.io_running)); io != "Yes")
         return {std::nullopt, io == "No" ? "IO thread stopped" : "IO thread " + io};
     if (!heartbeat_database.empty())
         if (auto lag = heartbeat_lag(connection_, heartbeat_database)) return {lag, ""};
-    const std::size_t behind = status.column("Seconds_Behind_Master");
-    if (status.is_null(behind)) return {std::nullopt, "lag unknown (Seconds_Behind_Master is NULL)"};
+    const std::size_t behind = status.column(status_sql_.seconds_behind);
+    if (status.is_null(behind)) return {std::nullopt, "lag unknown (" + status_sql_.seconds_behind + " is NULL)"};
     return {status.real(behind), ""};
 }
 

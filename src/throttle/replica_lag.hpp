@@ -1,6 +1,7 @@
 #pragma once
 // One replica's lag, looked at between the copy's pages: by the heartbeat when the primary writes one,
-// else by Seconds_Behind_Master, or by the user's --lag-query. A replica that cannot tell (a stopped SQL
+// else by the replica's own Seconds_Behind_Master (Seconds_Behind_Source on MySQL 8.0.22 and
+// later), or by the user's --lag-query. A replica that cannot tell (a stopped SQL
 // or IO thread, a NULL lag, no answer) counts as lagging: a throttle that guesses is no throttle.
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ private:
     std::string name_;
     std::string lag_query_;
     mysql::Connection connection_;
+    mysql::ReplicaStatusSql status_sql_;  // SHOW SLAVE or REPLICA STATUS, by the replica's version
     bool broken_ = false;  // the last look failed: reconnect before the next
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <map>
 
@@ -55,13 +56,45 @@ std::string number(double value) {
     return text;
 }
 
-std::optional<std::string> first_over(const std::vector<LoadLimit>& limits, const std::map<std::string, double>& values) {
+// A status value as a number: digits, a sign, a point, an exponent. Not "ON", "" (Ssl_cipher without
+// TLS), a date in a load status, nor what strtod would also take ("inf", "0x1f").
+std::optional<double> status_number(const std::string& text) {
+    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-')) return std::nullopt;
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+// The first limit a value is over. A value that is no longer a number (it was one when the run started)
+// counts as over when `unknown_is_over`: the max limits, never the critical ones.
+std::optional<std::string> first_over(const std::vector<LoadLimit>& limits,
+                                      const std::map<std::string, std::string>& values, bool unknown_is_over) {
     for (const auto& limit : limits) {
         const auto value = values.find(lower(limit.variable));
-        if (value != values.end() && value->second > limit.limit)
-            return limit.variable + " " + number(value->second) + " > " + number(limit.limit);
+        if (value == values.end()) continue;
+        const auto measured = status_number(value->second);
+        if (!measured && unknown_is_over) return limit.variable + " holds '" + value->second + "', not a number";
+        if (!measured) continue;
+        if (*measured > limit.limit) return limit.variable + " " + number(*measured) + " > " + number(limit.limit);
     }
     return std::nullopt;
+}
+
+// Each limit's variable is there and holds a number; else the UsageError that says which and what to give.
+void check_limits(const std::vector<LoadLimit>& limits, const std::map<std::string, std::string>& values,
+                  const char* flag) {
+    for (const auto& limit : limits) {
+        const std::string given = std::string(flag) + " " + limit.variable + "=" + number(limit.limit);
+        const auto value = values.find(lower(limit.variable));
+        if (value == values.end())
+            throw UsageError(given + ": the server has no global status variable '" + limit.variable +
+                             "'; see SHOW GLOBAL STATUS for the names, e.g. Threads_running");
+        if (!status_number(value->second))
+            throw UsageError(given + ": the global status variable " + limit.variable + " holds '" + value->second +
+                             "', not a number, so it has no limit to be over; give a numeric one, e.g. "
+                             "Threads_running or Threads_connected");
+    }
 }
 
 }  // namespace
@@ -80,32 +113,30 @@ LoadProbe::LoadProbe(const MySqlOptions& primary, std::vector<LoadLimit> max_loa
     options.retry_budget = std::chrono::seconds(0);
     connection_.emplace(options);
     mysql::Rows rows = connection_->query(sql_);
-    std::map<std::string, double> known;
-    while (rows.next()) known[lower(rows.text(1))] = 0;
-    for (const auto* limits : {&max_load_, &critical_load_})
-        for (const auto& limit : *limits)
-            if (!known.count(lower(limit.variable)))
-                throw UsageError("--max-load/--critical-load: the server has no global status variable '" +
-                                 limit.variable + "'; see SHOW GLOBAL STATUS for the names, e.g. Threads_running");
+    std::map<std::string, std::string> known;
+    while (rows.next()) known[lower(rows.text(1))] = rows.text(2);
+    check_limits(max_load_, known, "--max-load");
+    check_limits(critical_load_, known, "--critical-load");
 }
 
 void LoadProbe::read(LoadReading& max, LoadReading& critical) {
     max.over.reset();
     critical.over.reset();
     if (!active()) return;
-    std::map<std::string, double> values;
+    std::map<std::string, std::string> values;
     try {
         if (broken_) connection_->reconnect();
         broken_ = false;
         mysql::Rows rows = connection_->query(sql_);
-        while (rows.next()) values[lower(rows.text(1))] = rows.real(2);
+        while (rows.next()) values[lower(rows.text(1))] = rows.text(2);
     } catch (const Error& error) {
         broken_ = true;
-        if (!max_load_.empty()) max.over = std::string("the load cannot be read: ") + error.what();
+        // The gate says "load " before it.
+        if (!max_load_.empty()) max.over = std::string("cannot be read: ") + error.what();
         return;
     }
-    max.over = first_over(max_load_, values);
-    critical.over = first_over(critical_load_, values);
+    max.over = first_over(max_load_, values, true);
+    critical.over = first_over(critical_load_, values, false);
 }
 
 }  // namespace throttle

@@ -1,7 +1,8 @@
 // TLS to MySQL against a real server that requires it: ssl-mode=VERIFY_IDENTITY with the CA that
 // services.sh generated reads through both drivers (Connector/C++ plans, Connector/C streams), and each
-// way of getting it wrong (no TLS, a wrong CA, a host the certificate does not name) fails with one line
-// that says what is wrong.
+// way of getting it wrong (no TLS, a wrong CA, a host the certificate does not name, a client certificate
+// the server does not trust or a key that is not its certificate's) fails with one line that says what is
+// wrong.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -135,6 +136,76 @@ TEST_F(TlsTest, AWrongCaFailsWithALineSayingVerificationFailed) {
     expect_refused_by_both_drivers(url_with("ssl-mode=VERIFY_CA&ssl-ca=" + other_ca),
                                    "must chain to the CA in ssl-ca=" + other_ca);
     std::filesystem::remove_all(dir);
+}
+
+// A client certificate and key made by a CA of the test's own, which the server (ssl-ca: services.sh's CA)
+// does not trust, and a second key that belongs to no certificate; all in a temp dir of the test.
+class ForeignClientPair {
+public:
+    ForeignClientPair()
+        : dir_(std::filesystem::temp_directory_path() / ("rp_test_tls_client_" + std::to_string(getpid()))) {
+        std::filesystem::create_directories(dir_);
+        const std::string d = "'" + dir_.string() + "/";
+        const std::string script =
+            "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj '/CN=rp_test foreign CA' "
+            "-addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign' -keyout " + d +
+            "ca-key.pem' -out " + d + "ca.pem' && "
+            "openssl req -newkey rsa:2048 -nodes -subj '/CN=rp_test client' -keyout " + d + "client-key.pem' -out " +
+            d + "client.csr' && openssl x509 -req -in " + d + "client.csr' -CA " + d + "ca.pem' -CAkey " + d +
+            "ca-key.pem' -CAcreateserial "
+            "-days 1 -out " + d + "client-cert.pem' && "
+            "openssl genrsa -out " + d + "other-key.pem' 2048";
+        ok_ = std::system(("(" + script + ") >/dev/null 2>&1").c_str()) == 0;
+    }
+    ~ForeignClientPair() { std::filesystem::remove_all(dir_); }
+    bool ok() const { return ok_; }
+    std::string cert() const { return (dir_ / "client-cert.pem").string(); }
+    std::string key() const { return (dir_ / "client-key.pem").string(); }
+    std::string other_key() const { return (dir_ / "other-key.pem").string(); }
+
+private:
+    std::filesystem::path dir_;
+    bool ok_ = false;
+};
+
+// `rowpump read` of the test's table through `url`, whose password goes in the environment instead.
+CliRun read_without_password_in_argv(std::string url, const std::string& password, const std::string& table) {
+    const auto colon = url.find(':', url.find("://") + 3);
+    url.erase(colon, url.rfind('@') - colon);
+    return run_rowpump({"read", "--mysql", url, "--table", table}, {{"ROWPUMP_MYSQL_PASSWORD", password}});
+}
+
+// The server verifies a client certificate it is given (it has an ssl-ca): one from another CA is refused
+// in the handshake, and the driver often sees only the reset (2013, system error 104).
+TEST_F(TlsTest, AClientCertificateFromAnotherCaIsNamedInOneLine) {
+    const ForeignClientPair pair;
+    ASSERT_TRUE(pair.ok()) << "openssl could not make the test's client certificate";
+    const std::string url =
+        url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_ + "&ssl-cert=" + pair.cert() + "&ssl-key=" + pair.key());
+    expect_refused_by_both_drivers(url, "the server refused the client certificate ssl-cert=" + pair.cert(),
+                                   "is the server running");
+    const auto run = read_without_password_in_argv(url, options_.password, table_);
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    EXPECT_EQ(run.out, "") << run.describe();
+    const auto err = lines(run.err);
+    ASSERT_EQ(err.size(), 1u) << run.describe();
+    EXPECT_NE(err[0].find("client certificate ssl-cert=" + pair.cert()), std::string::npos) << run.describe();
+    EXPECT_EQ(err[0].find(options_.password), std::string::npos) << run.describe();
+}
+
+TEST_F(TlsTest, AKeyThatIsNotTheCertificatesNamesTheClientsPair) {
+    const ForeignClientPair pair;
+    ASSERT_TRUE(pair.ok()) << "openssl could not make the test's client certificate";
+    const std::string url = url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_ + "&ssl-cert=" + pair.cert() +
+                                     "&ssl-key=" + pair.other_key());
+    expect_refused_by_both_drivers(url,
+                                   "the client's key ssl-key=" + pair.other_key() +
+                                       " is not the key of its certificate ssl-cert=" + pair.cert(),
+                                   "the server's certificate");
+    const auto run = read_without_password_in_argv(url, options_.password, table_);
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    ASSERT_EQ(lines(run.err).size(), 1u) << run.describe();
+    EXPECT_NE(run.err.find("ssl-key=" + pair.other_key()), std::string::npos) << run.describe();
 }
 
 // ::ffff:127.0.0.1 reaches the same server, but the certificate names 127.0.0.1 and localhost only.
