@@ -9,6 +9,7 @@
 #include <string>
 
 #include "integration/mysql_fixture.hpp"
+#include "url.hpp"
 
 namespace rowpump::test {
 
@@ -22,7 +23,11 @@ protected:
         const char* url = std::getenv("ROWPUMP_TLS_MYSQL_URL");
         const char* ca = std::getenv("ROWPUMP_TLS_CA");
         if (!url || !*url || !ca || !*ca) FAIL() << start_tls_services_hint;
-        plain_url_ = url;
+        // The URL the services export holds no password (it travels in ROWPUMP_MYSQL_PASSWORD); the tests
+        // edit a URL that does, so the password is put in.
+        const MySqlOptions plain = MySqlOptions::from_url(url);
+        plain_url_ = "mysql://" + percent_encode(plain.user) + ":" + percent_encode(plain.password) + "@" + plain.host +
+                     ":" + std::to_string(plain.port) + "/" + percent_encode(plain.database);
         ca_ = ca;
         options_ = MySqlOptions::from_url(url_with("ssl-mode=VERIFY_IDENTITY&ssl-ca=" + ca_));
         try {
