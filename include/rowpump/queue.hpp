@@ -210,13 +210,12 @@ struct RedisQueueOptions {
     // list the pop blocks on it directly and wakes at once.
     std::chrono::milliseconds poll_interval{100};
     std::size_t promote_batch = 1000;  // delayed tasks moved per script call
-    // How long an unreachable Redis is retried, from the first failure, before an operation gives up.
-    std::chrono::seconds retry_budget{30};
+    // How long a command may wait and how long an unreachable Redis is retried: RedisOptions (ServerTimeouts).
 };
 
 class RedisQueue {
 public:
-    // Connects (retrying an unreachable server for up to queue.retry_budget).
+    // Connects (retrying an unreachable server for up to options.retry_budget).
     RedisQueue(RedisOptions options, RedisQueueOptions queue);
     ~RedisQueue();
     RedisQueue(RedisQueue&&) noexcept;

@@ -159,10 +159,12 @@ void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<boo
 
 int run_queue_consume(const QueueOptions& options) {
     if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
-    const QueueSource source = parse_queue_source(options);
+    QueueSource source = parse_queue_source(options);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
     ::signal(SIGPIPE, SIG_IGN);
     Shared shared(options, install_stop_signals(consumer_stop_message, consumer_second_stop_message));
+    // A stop also ends a wait on a Redis server that stopped answering, within about a second.
+    if (source.redis) source.redis->stop = &shared.stop_signal;
 
     std::vector<std::unique_ptr<QueueConsumer>> consumers;
     std::vector<std::string> names;
@@ -191,7 +193,10 @@ int run_queue_consume(const QueueOptions& options) {
     for (auto& worker : workers) worker.join();
     workers_done = true;
     maintenance.join();
+    // After a failure, no sign-off: when the server is what failed, it would only wait out another retry
+    // budget; a consumer that did not sign off is forgotten by the next reap, with nothing to recover.
     for (auto& consumer : consumers) {
+        if (shared.abort.load()) break;
         try {
             consumer->leave();
         } catch (const Error& error) {

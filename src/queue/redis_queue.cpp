@@ -17,9 +17,8 @@ namespace rowpump {
 
 namespace {
 
-// How long one blocking command may block: the connection's read timeout must be longer.
+// How long one blocking command may block (the connection's read timeout is added for its reply).
 constexpr std::chrono::milliseconds max_block{5000};
-constexpr std::chrono::milliseconds command_timeout{30'000};
 
 std::string default_consumer_name() {
     static std::atomic<unsigned> next{0};
@@ -64,7 +63,7 @@ StaleClaim stale(const std::string& processing) {
 }  // namespace
 
 RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
-    : connection(redis::Connection::connect_within(std::move(redis), queue.retry_budget, command_timeout)),
+    : connection(redis::Connection::connect_within(std::move(redis))),
       options(std::move(queue)) {
     validate(options);
     if (options.consumer.empty()) options.consumer = default_consumer_name();
@@ -171,7 +170,8 @@ std::vector<Task> RedisQueue::claim(std::size_t n, std::chrono::milliseconds wai
         const auto block = std::min(left, q.ready_lists.size() == 1 ? max_block : q.options.poll_interval);
         const std::string timeout = seconds_argument(block);
         const auto moved = q.run([&] {
-            return q.connection.command({"BLMOVE", q.ready_lists.front(), q.processing, "LEFT", "RIGHT", timeout});
+            return q.connection.blocking_command({"BLMOVE", q.ready_lists.front(), q.processing, "LEFT", "RIGHT", timeout},
+                                                 block);
         });
         if (!moved.is_nil()) {
             Task task;

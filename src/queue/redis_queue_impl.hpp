@@ -17,7 +17,7 @@ namespace rowpump {
 struct RedisQueue::Impl {
     Impl(RedisOptions redis, RedisQueueOptions queue);
 
-    // Calls `action` on a live connection, retrying lost connections for up to options.retry_budget. After a
+    // Calls `action` on a live connection, retrying lost connections for up to the RedisOptions' retry budget. After a
     // retry the processing list is looked at again (see adopt_unknown_tasks).
     template <class Action>
     auto run(Action&& action) -> decltype(action());
@@ -66,7 +66,7 @@ inline constexpr std::size_t max_tasks_per_script = 1000;
 
 template <class Action>
 auto RedisQueue::Impl::run(Action&& action) -> decltype(action()) {
-    return connection.retrying(options.retry_budget, [&] {
+    return connection.retrying([&] {
         try {
             return action();
         } catch (const QueueError& error) {
