@@ -84,10 +84,12 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     auto* command = queue.add_subcommand("consume", "Run a command for every task, with retries and recovery");
     command->footer(
         "The command runs through /bin/sh -c with the payload on stdin, and $ROWPUMP_QUEUE, $ROWPUMP_TASK_ATTEMPT\n"
-        "(1 on the first try) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task; anything\n"
-        "else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
+        "(the delivery: 1 the first time, one more after each failure and each time the task was taken back\n"
+        "from a consumer that died) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task;\n"
+        "anything else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
         "SIGTERM or Ctrl-C: running tasks finish, claimed but unstarted ones go back to the queue, exit 0 (exit 3\n"
         "when the server stopped answering: a wait on it ends about a second after the signal).\n"
+        "--until-empty exits 0 when the queue is drained, 4 when it is but tasks went dead during the run.\n"
         "\n"
         "Examples:\n"
         "  rowpump queue consume --source mysql://worker@db/app --queue jobs --exec './handle.sh' --concurrency 4\n"
@@ -119,9 +121,12 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
                         "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, "
                         "in flight, durations");
     command->add_flag("--until-empty", options.until_empty,
-                      "Stop (exit 0) once no task is ready, held or waiting out a retry delay: failed tasks are "
-                      "waited for (sleeping until the next is due) and run again. Tasks delayed by their producer "
-                      "and not due yet are left; their count is logged");
+                      "Stop once no task is ready, held by any consumer or waiting out a retry delay: failed tasks "
+                      "are waited for (sleeping until the next is due) and run again; tasks of consumers that are "
+                      "gone (MySQL: connection gone; Redis: heartbeat older than --heartbeat-timeout) are taken "
+                      "back and run; live consumers' tasks are waited for. Tasks delayed by their producer and not "
+                      "due yet are left; their count is logged. Exit 0, or 4 when tasks went dead on the way (the "
+                      "last line counts them)");
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ std::unique_ptr<QueueConsumer> open_consumer(const QueueSource& source, const Qu
                                    flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout"));
     RedisQueueOptions queue = redis_queue_options(options);
     if (!options.consumer.empty()) queue.consumer = options.consumer + ":" + std::to_string(index);
-    return open_redis_consumer(*source.redis, std::move(queue));
+    return open_redis_consumer(*source.redis, std::move(queue),
+                               flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
 }
 
 std::unique_ptr<QueueMaintainer> open_maintainer(const QueueSource& source, const QueueOptions& options,

@@ -57,6 +57,9 @@ struct RedisQueue::Impl {
     std::unordered_map<std::string, std::size_t> held;  // payload -> copies popped and not finished
     std::deque<Task> adopted;                            // handed out by the next pops
     bool look_for_unknown_tasks = true;
+    // The first look finds what a predecessor of the same name held when it died; later ones (after a
+    // lost connection) what a pop of this consumer moved before its reply was lost.
+    bool adopting_predecessor = true;
     bool has_beaten = false;
 };
 
