@@ -116,7 +116,9 @@ bool wait_for_backlog(QueueConsumer& consumer, Shared& shared) {
     milliseconds wait = std::max(backlog.next_due, shortest_wait);
     if (backlog.waiting == 0) {
         if (!shared.said_held.exchange(true))
-            log().info("queue {}: waiting for {} task(s) other consumers hold ({} of them by consumers that are gone)",
+            log().info("queue {}: waiting for {} task(s) other consumers hold, {} of them by consumers known to be "
+                       "gone: each is acknowledged, or fails and runs here, or is taken back once its consumer is "
+                       "gone (MySQL: its connection; Redis: its heartbeat, after --heartbeat-timeout)",
                        shared.options.queue, backlog.held, backlog.orphaned);
         const ReapResult reaped = consumer.reap();
         if (reaped.released + reaped.dead > 0) {
