@@ -168,7 +168,8 @@ void work(QueueConsumer& consumer, Shared& shared) {
 void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<bool>& workers_done) {
     try {
         while (!workers_done.load() && !shared.abort.load()) {
-            maintainer.tick();
+            // Tasks the reaper found dead (taken back too often) went dead during this run too.
+            shared.dead += maintainer.tick().dead;
             std::this_thread::sleep_for(maintenance_tick);
         }
     } catch (...) {

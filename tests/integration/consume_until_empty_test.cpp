@@ -215,6 +215,26 @@ TEST_F(ConsumeUntilEmptyTest, MySqlBacklogCountsClaimsOtherConsumersHoldAndThose
     EXPECT_EQ(drainer.backlog().waiting, 1u);
 }
 
+// A task whose claim is taken back once too often (--max-crashes 1) is dead too, whichever reaps it.
+TEST_F(ConsumeUntilEmptyTest, MySqlATaskWhoseConsumerDiedOnceTooOftenCountsAsDead) {
+    const std::string name = "rp_test_until_empty_k_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_k", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('good', NOW(6)), ('lost', NOW(6))");
+    MySqlQueueOptions queue_options;
+    queue_options.table = table;
+    queue_options.claim_mode = ClaimMode::update_then_select;
+    MySqlQueue gone(options(), queue_options);
+    ASSERT_EQ(gone.claim(1).size(), 1u);
+    tables().execute(table, "KILL CONNECTION " + std::to_string(gone.owner_id()));
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", mysql_url_, "--queue", table, "--exec",
+                                        "cat > /dev/null", "--max-crashes", "1", "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 4) << consume.describe();
+    ASSERT_FALSE(lines(consume.err).empty()) << consume.describe();
+    EXPECT_NE(lines(consume.err).back().find("1 done, 0 failed and retried later, 1 dead"), std::string::npos)
+        << consume.describe();
+}
+
 TEST_F(ConsumeUntilEmptyTest, TasksDelayedByTheirProducerAreLeftAndCounted) {
     SinkSpec spec;
     spec.uri = redis_url_;
