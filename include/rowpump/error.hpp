@@ -14,6 +14,7 @@ enum class ExitCode : int {
     failure = 1,      // anything else: a server error, a bug, an I/O failure
     bad_input = 2,    // bad usage, config or input; nothing was written
     interrupted = 3,  // stopped by a signal; the work can be resumed
+    tasks_dead = 4,   // queue consume --until-empty: the queue is drained, but tasks went dead on the way
 };
 
 class Error : public std::runtime_error {

@@ -105,7 +105,9 @@ struct JobProgress {
 struct JobControl {
     // Called about once a second from a separate thread.
     std::function<void(const JobProgress&)> on_progress;
-    // When it becomes true, workers finish the pages they hold and stop; the summary says where.
+    // When it becomes true, workers finish the pages they hold and stop; the summary says where. A write
+    // that waits on a Redis server that stopped answering gives up about a second later: run_job then
+    // throws Interrupted (with a job id, a resume continues from the last checkpoint).
     const std::atomic<bool>* stop = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Connection settings. Each can be written as a URL; passwords may come from the environment or a file
 // so they never have to appear on a command line. Nothing here opens a connection.
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
@@ -20,7 +21,23 @@ enum class SslMode {
     verify_identity,  // as verify_ca, and it must name the URL's host (the default when ssl-ca is given)
 };
 
-struct MySqlOptions {
+// How long rowpump waits for a server, the same for every connection to MySQL and to Redis: the CLI's
+// --read-timeout, --write-timeout and --retry-budget fill one of these for the source, the sink, the job
+// store and the queue commands alike.
+struct ServerTimeouts {
+    // How long one read or write on the socket may wait for a server that stopped answering (frozen,
+    // half-open TCP). 0 waits forever, which is how a SIGSTOPped server used to hang a run for good. The
+    // longest legitimate wait is one statement, which statement_timeout bounds on a MySQL server; a
+    // blocking pop on Redis waits its own block time on top of it.
+    std::chrono::seconds read_timeout{30};
+    std::chrono::seconds write_timeout{30};
+    // How long transient failures (lost connection, deadlock, restart, a read or write that timed out)
+    // are retried, from the first one, before the error is final. A frozen server therefore ends the work
+    // after about read_timeout + retry_budget (plus one more attempt's timeout).
+    std::chrono::seconds retry_budget{60};
+};
+
+struct MySqlOptions : ServerTimeouts {
     std::string host = "127.0.0.1";
     unsigned port = 3306;
     std::string socket;  // non-empty: connect through this unix socket instead of TCP
@@ -28,17 +45,10 @@ struct MySqlOptions {
     std::string password;
     std::string database;
     std::chrono::seconds connect_timeout{10};
-    // How long one read or write on the socket may wait for a server that stopped answering (frozen,
-    // half-open TCP). 0 waits forever, which is how a SIGSTOPped server used to hang a run for good. The
-    // longest legitimate wait is one statement, which statement_timeout bounds on the server.
-    std::chrono::seconds read_timeout{30};
-    std::chrono::seconds write_timeout{30};
+    // read_timeout, write_timeout, retry_budget: ServerTimeouts.
     // A server-side limit on each statement of the connection (MariaDB max_statement_time, MySQL
     // max_execution_time); 0: none. The page reader sets it from ReadSpec::page_timeout.
     std::chrono::seconds statement_timeout{0};
-    // How long transient failures (lost connection, deadlock, restart) are retried, from the first one,
-    // before the error is final.
-    std::chrono::seconds retry_budget{60};
     std::map<std::string, std::string> extra;  // other ?key=value options, kept for display
     SslMode ssl_mode = SslMode::disabled;
     std::string ssl_ca;    // PEM file of the CA(s) the server's certificate must chain to
@@ -76,7 +86,8 @@ std::vector<std::pair<std::string, std::string>> parse_session_variables(const s
 // Nothing else can reach the SQL. Throws UsageError naming `where`.
 void check_session_variable(const std::string& name, const std::string& value, const std::string& where);
 
-struct RedisOptions {
+// read_timeout, write_timeout and retry_budget (ServerTimeouts) bound every command, as for MySQL.
+struct RedisOptions : ServerTimeouts {
     std::string host = "127.0.0.1";
     unsigned port = 6379;
     std::string socket;  // non-empty: unix socket
@@ -84,6 +95,10 @@ struct RedisOptions {
     std::string password;
     int db = 0;
     std::chrono::milliseconds connect_timeout{5000};
+    // A stop request (the CLI's SIGINT/SIGTERM flag, JobControl::stop): once it is true, a command that
+    // waits for the server gives up within about a second, and no failed command is retried; both throw
+    // Interrupted. A healthy server's reply is still read: it comes well within that second.
+    const std::atomic<bool>* stop = nullptr;
 
     // redis://[user:pass@]host:port/db  or  redis://[:pass@]localhost/db?socket=/path/redis.sock
     static RedisOptions from_url(const std::string& url);

@@ -30,6 +30,10 @@ struct Task {
     std::string payload;
     std::uint64_t version = 0;  // MySQL: the fencing token of this claim. Redis: 0
     int attempts = 0;           // how many times the task failed before (Redis: failures and crashes)
+    // How many times the task has been handed to a consumer, this time included: 1 on its first delivery,
+    // then one more for every failure and for every claim taken back from a consumer that died or
+    // stalled (MySQL: 1 + attempts + crashes). A task handed back unprocessed (release) is not counted.
+    int deliveries = 1;
 };
 
 // The claim on a task is gone: the reaper gave it to someone else (its owner died or held it past the
@@ -66,6 +70,13 @@ struct Backlog {
     std::uint64_t waiting = 0;
     std::chrono::milliseconds next_due{0};  // until the first waiting task is due (0: now)
     std::uint64_t later = 0;                // delayed by their producer, not due yet
+    // Tasks other consumers hold (MySQL: every claimed row; Redis: the processing lists of the other
+    // consumers with a heartbeat). They are not finished: each is acknowledged, or fails and comes
+    // back, or is taken back once its owner is gone.
+    std::uint64_t held = 0;
+    // Of those, the ones whose owner is gone as far as the queue can tell (MySQL: its connection is not in
+    // the processlist; Redis: its heartbeat is older than the timeout given): a reap takes them back now.
+    std::uint64_t orphaned = 0;
 };
 
 // A snapshot of a queue, for `rowpump queue stats` and monitoring.
@@ -160,7 +171,7 @@ public:
     // Counts stop at `count_limit` rows per status (0: exact; a count walks the index).
     QueueStats stats(std::uint64_t count_limit = 10'000'000);
     // Ready rows not taken yet: due ones and retries (attempts > 0) are waiting, the others are later.
-    // Looks at the first `row_limit` ready rows of the claim index.
+    // Looks at the first `row_limit` ready rows of the claim index. Claimed rows are held.
     Backlog backlog(std::uint64_t row_limit = 100'000);
 
     // CONNECTION_ID() of this object's session: the `owner` of the claims it makes.
@@ -210,13 +221,12 @@ struct RedisQueueOptions {
     // list the pop blocks on it directly and wakes at once.
     std::chrono::milliseconds poll_interval{100};
     std::size_t promote_batch = 1000;  // delayed tasks moved per script call
-    // How long an unreachable Redis is retried, from the first failure, before an operation gives up.
-    std::chrono::seconds retry_budget{30};
+    // How long a command may wait and how long an unreachable Redis is retried: RedisOptions (ServerTimeouts).
 };
 
 class RedisQueue {
 public:
-    // Connects (retrying an unreachable server for up to queue.retry_budget).
+    // Connects (retrying an unreachable server for up to options.retry_budget).
     RedisQueue(RedisOptions options, RedisQueueOptions queue);
     ~RedisQueue();
     RedisQueue(RedisQueue&&) noexcept;
@@ -256,8 +266,9 @@ public:
     // The ready lists and Q:delayed as a draining consumer sees them: ready tasks, members already due
     // and retries (members tagged by the fail script) are waiting, the other members are later. Retries
     // are looked for among the first 10 000 members due within this consumer's backoff cap, the longest
-    // a retry can wait.
-    Backlog backlog();
+    // a retry can wait. The processing lists of the other consumers are held, orphaned when their beat is
+    // older than `heartbeat_timeout`.
+    Backlog backlog(std::chrono::milliseconds heartbeat_timeout = std::chrono::seconds(30));
 
     const std::string& consumer() const;
     const RedisQueueOptions& options() const;

@@ -59,9 +59,13 @@ struct SinkSpec {
     // file:PATH: replace a regular file that is already there. Otherwise it is refused, before anything is
     // read, rather than silently truncated. Devices and pipes (file:/dev/stdout) are written either way.
     bool overwrite = false;
-    // How long an outage of the sink's server (Redis, or MySQL for a queue table) is retried, from its first
-    // failure, before the write fails.
-    std::size_t retry_seconds = 60;
+    // How long the sink's server (Redis, or MySQL for a queue table) may take to answer one read or write,
+    // and how long an outage is retried, from its first failure, before the write fails. They apply to
+    // every connection to it: the sink's, the job store's, the --high-water probe's. The backfill CLI
+    // copies the source's (--read-timeout, --write-timeout, --retry-budget).
+    ServerTimeouts timeouts;
+    // Redis: RedisOptions::stop for every connection to the sink's server (run_job sets JobControl::stop).
+    const std::atomic<bool>* stop = nullptr;
 
     // Typed targets, set by redis() and mysql(): when one is set it is the target, and `uri` only shows it
     // (password redacted) in logs, summaries and the job's definition.
@@ -70,8 +74,8 @@ struct SinkSpec {
 
     // The Redis lists named by `queue` on the server of `options`.
     static SinkSpec redis(RedisOptions options, std::string queue);
-    // The queue table `table` in `options.database`, created when missing. options.retry_budget becomes
-    // retry_seconds.
+    // The queue table `table` in `options.database`, created when missing. The options' timeouts become
+    // the spec's.
     static SinkSpec mysql(MySqlOptions options, std::string table);
 };
 

@@ -29,14 +29,14 @@ std::vector<redis::Reply> hash_fields(redis::Connection& connection, const std::
 class RedisJobLedger final : public JobLedger {
 public:
     RedisJobLedger(RedisOptions options, const SinkSpec& sink, const JobDefinition& definition)
-        : connection_(redis::Connection::connect_within(std::move(options), retry_budget(sink))),
+        : connection_(redis::Connection::connect_within(std::move(options))),
           sink_(sink),
           definition_(definition),
           owner_(std::to_string(connection_.client_id())),
           plan_(sink) {}
 
     std::optional<StoredRange> lease() override {
-        return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
+        return connection_.retrying([&]() -> std::optional<StoredRange> {
             refresh_owner();
             // Read each time: splits add ranges while the job runs.
             const std::size_t ranges = range_count();
@@ -73,7 +73,7 @@ public:
         try {
             // Safe to repeat: a retry whose EXEC went through finds the checkpoint already moved.
             // The lease stays with the id it was taken under until another process takes it over.
-            const PageWrite written = connection_.retrying(retry_budget(sink_), [&] {
+            const PageWrite written = connection_.retrying([&] {
                 return write_once(range_key, range, batch, checkpoint);
             });
             if (written == PageWrite::written) committed_ = checkpoint;
@@ -84,7 +84,7 @@ public:
     }
 
     bool complete(const StoredRange& range) override {
-        return connection_.retrying(retry_budget(sink_), [&] {
+        return connection_.retrying([&] {
             return connection_
                        .command({"EVAL", redis_scripts::complete_range, "1",
                                  redis::job_range(definition_.state_prefix, definition_.job_id, range.number), owner_})
@@ -93,7 +93,7 @@ public:
     }
 
     std::optional<std::uint64_t> ready_count() override {
-        return connection_.retrying(retry_budget(sink_), [this] {
+        return connection_.retrying([this] {
             for (const std::string& key : plan_.ready_keys()) connection_.append({"LLEN", key});
             std::uint64_t total = 0;
             for (const redis::Reply& reply : connection_.read_replies(plan_.ready_keys().size()))
@@ -103,7 +103,7 @@ public:
     }
 
     std::vector<StoredRange> pending_ranges() override {
-        return connection_.retrying(retry_budget(sink_), [&] {
+        return connection_.retrying([&] {
             const std::size_t ranges = range_count();
             for (std::size_t number = 0; number < ranges; ++number)
                 connection_.append({"HMGET", redis::job_range(definition_.state_prefix, definition_.job_id, number), "status", "owner", "lo", "hi",
@@ -131,7 +131,7 @@ public:
     // milliseconds later) most often finds the owner between two pages.
     std::optional<StoredRange> split(const StoredRange& victim, const KeyValue& split, std::uint64_t moved_rows,
                                      const std::function<bool(const KeyValue&)>&) override {
-        return connection_.retrying(retry_budget(sink_), [&]() -> std::optional<StoredRange> {
+        return connection_.retrying([&]() -> std::optional<StoredRange> {
             // A retry after a lost reply finds the count moved and answers nullopt: the range it added is
             // then leased to a connection that is gone, free for the next lease.
             const std::size_t number = range_count();
@@ -222,9 +222,6 @@ private:
         return true;
     }
 
-    static std::chrono::milliseconds retry_budget(const SinkSpec& sink) {
-        return std::chrono::seconds(sink.retry_seconds);
-    }
     long long lease_milliseconds() const { return static_cast<long long>(definition_.lease_timeout.count()) * 1000; }
 
     // After a reconnect this ledger is a new client: leases held by the old id are lost (and free).
@@ -276,7 +273,7 @@ public:
 private:
     template <class Action>
     auto retrying(Action&& action) -> decltype(action()) {
-        return connection_.retrying(std::chrono::seconds(sink_.retry_seconds), std::forward<Action>(action));
+        return connection_.retrying(std::forward<Action>(action));
     }
 
     JobState state_once() {
@@ -339,6 +336,7 @@ private:
 
 std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDefinition& definition) {
     if (sink.queue.empty()) throw UsageError("a redis sink needs --queue NAME");
+    // The sink's timeouts, retry budget and stop flag, as every connection to its server takes them.
     return std::make_unique<RedisJobStore>(*sink_target(sink).redis, sink, definition);
 }
 

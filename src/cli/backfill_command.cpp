@@ -157,7 +157,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.partition_strategy = parse_partition_strategy(options.partition_strategy);
     spec.workers = options.workers;
     spec.sink.uri = options.sink;
-    spec.sink.retry_seconds = static_cast<std::size_t>(spec.mysql.retry_budget.count());
+    spec.sink.timeouts = spec.mysql;  // every connection to the sink's server waits and retries as the source's
     spec.sink.queue = options.queue;
     spec.sink.overwrite = options.overwrite;
     spec.sink.push = options.push == "lpush" ? PushSide::left : PushSide::right;

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
                "  rowpump run jobs/redis_backfill.yaml --resume\n"
                "Run 'rowpump COMMAND --help' for the flags of each command.\n"
                "Exit codes: 0 done, 1 failure, 2 bad usage/config/input (nothing written), 3 interrupted "
-               "(resumable).");
+               "(resumable), 4 queue consume --until-empty drained the queue but tasks went dead.");
     bool verbose = false;
     bool quiet = false;
     app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");

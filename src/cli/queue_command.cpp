@@ -20,6 +20,26 @@ void add_redis_name_options(CLI::App& command, QueueOptions& options) {
         ->check(CLI::IsMember({"ms", "s"}));
 }
 
+// The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
+void add_server_timeouts(CLI::App& command, QueueOptions& options) {
+    const ServerTimeouts defaults;
+    command.add_option("--read-timeout", options.read_timeout_seconds,
+                       "Seconds one socket read may wait for a server (MySQL or Redis) that stopped answering, 0 "
+                       "forever (default " + std::to_string(defaults.read_timeout.count()) +
+                           "; a blocking pop waits its block time on top)")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--write-timeout", options.write_timeout_seconds,
+                       "Seconds one socket write may stall, 0 forever (default " +
+                           std::to_string(defaults.write_timeout.count()) + ")")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    command.add_option("--retry-budget", options.retry_budget_seconds,
+                       "Seconds a lost connection, timed-out read, deadlock or server restart is retried, from its "
+                       "first failure, before the command fails (default " +
+                           std::to_string(defaults.retry_budget.count()) +
+                           "); a frozen server ends the command after about --read-timeout plus this")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+}
+
 // Every subcommand names its queue the same way.
 void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--source", options.source,
@@ -34,12 +54,7 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--return-to", options.return_list,
                        "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
     add_redis_name_options(command, options);
-    command.add_option("--retry-budget", options.retry_budget_seconds,
-                       "Seconds a lost connection, deadlock or server restart is retried, from its first failure, "
-                       "before the command fails (default " +
-                           std::to_string(MySqlOptions().retry_budget.count()) + " for a MySQL queue table, " +
-                           std::to_string(RedisQueueOptions().retry_budget.count()) + " for Redis)")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    add_server_timeouts(command, options);
 }
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {
@@ -69,9 +84,12 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     auto* command = queue.add_subcommand("consume", "Run a command for every task, with retries and recovery");
     command->footer(
         "The command runs through /bin/sh -c with the payload on stdin, and $ROWPUMP_QUEUE, $ROWPUMP_TASK_ATTEMPT\n"
-        "(1 on the first try) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task; anything\n"
-        "else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
-        "SIGTERM or Ctrl-C: running tasks finish, claimed but unstarted ones go back to the queue, exit 0.\n"
+        "(the delivery: 1 the first time, one more after each failure and each time the task was taken back\n"
+        "from a consumer that died) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task;\n"
+        "anything else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
+        "SIGTERM or Ctrl-C: running tasks finish, claimed but unstarted ones go back to the queue, exit 0 (exit 3\n"
+        "when the server stopped answering: a wait on it ends about a second after the signal).\n"
+        "--until-empty exits 0 when the queue is drained, 4 when it is but tasks went dead during the run.\n"
         "\n"
         "Examples:\n"
         "  rowpump queue consume --source mysql://worker@db/app --queue jobs --exec './handle.sh' --concurrency 4\n"
@@ -103,9 +121,12 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
                         "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, "
                         "in flight, durations");
     command->add_flag("--until-empty", options.until_empty,
-                      "Stop (exit 0) once no task is ready, held or waiting out a retry delay: failed tasks are "
-                      "waited for (sleeping until the next is due) and run again. Tasks delayed by their producer "
-                      "and not due yet are left; their count is logged");
+                      "Stop once no task is ready, held by any consumer or waiting out a retry delay: failed tasks "
+                      "are waited for (sleeping until the next is due) and run again; tasks of consumers that are "
+                      "gone (MySQL: connection gone; Redis: heartbeat older than --heartbeat-timeout) are taken "
+                      "back and run; live consumers' tasks are waited for. Tasks delayed by their producer and not "
+                      "due yet are left; their count is logged. Exit 0, or 4 when tasks went dead on the way (the "
+                      "last line counts them)");
 }
 
 }  // namespace

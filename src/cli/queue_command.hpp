@@ -18,7 +18,9 @@ struct QueueOptions {
     std::string list_key = "{queue}:p:{level}";  // Redis: the producer's --list-key
     std::string delayed_key = "{queue}:delayed";  // Redis: the producer's --delayed-key
     std::string delay_score = "ms";               // Redis: the producer's --delay-score
-    // --retry-budget; unset: MySqlOptions' and RedisQueueOptions' defaults (stated in --help)
+    // --read-timeout, --write-timeout, --retry-budget; unset: the ServerTimeouts defaults (stated in --help)
+    std::optional<std::size_t> read_timeout_seconds;
+    std::optional<std::size_t> write_timeout_seconds;
     std::optional<std::size_t> retry_budget_seconds;
 
     // consume

@@ -41,6 +41,7 @@ struct Shared {
     std::atomic<std::uint64_t> acked{0}, retried{0}, dead{0}, stale{0}, released{0};
     // --until-empty: delayed tasks not due yet, as the last worker to finish saw them.
     std::atomic<std::uint64_t> left_delayed{0};
+    std::atomic<bool> said_held{false};  // --until-empty: the wait for other consumers' tasks was logged
     metrics::ConsumerMetrics metrics;  // for --http
     std::mutex error_mutex;
     std::exception_ptr first_error;
@@ -57,7 +58,7 @@ struct Shared {
 
 std::vector<std::string> task_environment(const QueueOptions& options, const Task& task) {
     std::vector<std::string> environment{"ROWPUMP_QUEUE=" + options.queue,
-                                         "ROWPUMP_TASK_ATTEMPT=" + std::to_string(task.attempts + 1)};
+                                         "ROWPUMP_TASK_ATTEMPT=" + std::to_string(task.deliveries)};
     if (task.id != 0) environment.push_back("ROWPUMP_TASK_ID=" + std::to_string(task.id));
     return environment;
 }
@@ -100,15 +101,35 @@ void process(QueueConsumer& consumer, const Task& task, Shared& shared) {
 }
 
 // --until-empty found nothing to take: whether to look again. Waits (a stop cuts it short) while tasks are
-// due but not takeable yet or failed ones wait out their retry delay: they are this drain's to finish, and
-// leaving them would exit 0 with work in the queue. The others (delayed by their producer) are counted.
+// due but not takeable yet, failed ones wait out their retry delay, or other consumers hold tasks: they are
+// this drain's to finish, and leaving them would exit 0 with work in the queue. Claims whose owner is gone
+// are taken back at once; live owners' are waited for (acknowledged, or failed and run here, or taken back
+// once their owner dies). The others (delayed by their producer) are counted.
 bool wait_for_backlog(QueueConsumer& consumer, Shared& shared) {
     // Due tasks become takeable within the Redis promote interval or the MySQL claim cursor's reread.
     constexpr milliseconds shortest_wait{20};
+    // How often the claims of other consumers are looked at again.
+    constexpr milliseconds held_wait{250};
     const Backlog backlog = consumer.backlog();
     shared.left_delayed = backlog.later;
-    if (backlog.waiting == 0) return false;
-    const auto until = std::chrono::steady_clock::now() + std::max(backlog.next_due, shortest_wait);
+    if (backlog.waiting == 0 && backlog.held == 0) return false;
+    milliseconds wait = std::max(backlog.next_due, shortest_wait);
+    if (backlog.waiting == 0) {
+        if (!shared.said_held.exchange(true))
+            log().info("queue {}: waiting for {} task(s) other consumers hold, {} of them by consumers known to be "
+                       "gone: each is acknowledged, or fails and runs here, or is taken back once its consumer is "
+                       "gone (MySQL: its connection; Redis: its heartbeat, after --heartbeat-timeout)",
+                       shared.options.queue, backlog.held, backlog.orphaned);
+        const ReapResult reaped = consumer.reap();
+        if (reaped.released + reaped.dead > 0) {
+            shared.dead += reaped.dead;
+            log().warn("queue {}: took back {} task(s) of consumers that are gone: {} ready again, {} dead (lost too often)",
+                       shared.options.queue, reaped.released + reaped.dead, reaped.released, reaped.dead);
+            return true;
+        }
+        wait = held_wait;
+    }
+    const auto until = std::chrono::steady_clock::now() + wait;
     while (!shared.stopping() && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::min(claim_wait, std::chrono::duration_cast<milliseconds>(
                                                             until - std::chrono::steady_clock::now())));
@@ -147,7 +168,8 @@ void work(QueueConsumer& consumer, Shared& shared) {
 void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<bool>& workers_done) {
     try {
         while (!workers_done.load() && !shared.abort.load()) {
-            maintainer.tick();
+            // Tasks the reaper found dead (taken back too often) went dead during this run too.
+            shared.dead += maintainer.tick().dead;
             std::this_thread::sleep_for(maintenance_tick);
         }
     } catch (...) {
@@ -159,10 +181,12 @@ void maintain(QueueMaintainer& maintainer, Shared& shared, const std::atomic<boo
 
 int run_queue_consume(const QueueOptions& options) {
     if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
-    const QueueSource source = parse_queue_source(options);
+    QueueSource source = parse_queue_source(options);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
     ::signal(SIGPIPE, SIG_IGN);
     Shared shared(options, install_stop_signals(consumer_stop_message, consumer_second_stop_message));
+    // A stop also ends a wait on a Redis server that stopped answering, within about a second.
+    if (source.redis) source.redis->stop = &shared.stop_signal;
 
     std::vector<std::unique_ptr<QueueConsumer>> consumers;
     std::vector<std::string> names;
@@ -191,7 +215,10 @@ int run_queue_consume(const QueueOptions& options) {
     for (auto& worker : workers) worker.join();
     workers_done = true;
     maintenance.join();
+    // After a failure, no sign-off: when the server is what failed, it would only wait out another retry
+    // budget; a consumer that did not sign off is forgotten by the next reap, with nothing to recover.
     for (auto& consumer : consumers) {
+        if (shared.abort.load()) break;
         try {
             consumer->leave();
         } catch (const Error& error) {
@@ -199,14 +226,19 @@ int run_queue_consume(const QueueOptions& options) {
         }
     }
 
-    log().info("queue {}: {} done, {} failed and retried later, {} dead, {} stale, {} handed back{}", options.queue,
-               shared.acked.load(), shared.retried.load(), shared.dead.load(), shared.stale.load(),
-               shared.released.load(), shared.stop_signal.load() ? " (stopped by a signal)" : "");
     if (options.until_empty && shared.left_delayed.load() > 0)
         log().info("queue {}: {} delayed task(s) are not due yet and stay in the queue", options.queue,
                    shared.left_delayed.load());
+    // The last line: a script that drains a queue can tell from it, and from the exit status, that tasks
+    // went dead on the way.
+    const bool some_dead = options.until_empty && shared.dead.load() > 0;
+    log().log(some_dead ? spdlog::level::warn : spdlog::level::info,
+        "queue {}: {} done, {} failed and retried later, {} dead, {} stale, {} handed back{}{}", options.queue,
+        shared.acked.load(), shared.retried.load(), shared.dead.load(), shared.stale.load(), shared.released.load(),
+        shared.stop_signal.load() ? " (stopped by a signal)" : "",
+        some_dead ? "; exit status 4: tasks went dead (queue requeue-dead runs them again)" : "");
     if (shared.first_error) std::rethrow_exception(shared.first_error);
-    return 0;
+    return some_dead ? static_cast<int>(ExitCode::tasks_dead) : 0;
 }
 
 }  // namespace rowpump::cli

@@ -94,6 +94,9 @@ CommandResult run_task_command(const std::string& command, std::string_view inpu
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, stdin_read.get(), STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, stderr_write.get(), STDERR_FILENO);
+    // Nothing else of ours: a command that kept a server connection of this process open (a driver's
+    // socket without close-on-exec) would keep its session, and the claims it owns, alive after we died.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     const SpawnAttributes attributes;
 
     std::vector<char*> envp;

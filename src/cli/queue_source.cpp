@@ -16,17 +16,28 @@ milliseconds flag_milliseconds(double seconds, const char* flag) {
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
 }
 
+namespace {
+
+// The one place the queue commands' connections get their timeouts and retry budget from.
+void apply_server_timeouts(const QueueOptions& options, ServerTimeouts& timeouts) {
+    if (options.read_timeout_seconds) timeouts.read_timeout = std::chrono::seconds(*options.read_timeout_seconds);
+    if (options.write_timeout_seconds) timeouts.write_timeout = std::chrono::seconds(*options.write_timeout_seconds);
+    if (options.retry_budget_seconds) timeouts.retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
+}
+
+}  // namespace
+
 QueueSource parse_queue_source(const QueueOptions& options) {
     if (options.source.empty())
         throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
     QueueSource source;
     if (target_kind(options.source, TargetRole::queue_source) == TargetKind::mysql) {
         source.mysql = MySqlOptions::from_url(options.source);
-        if (options.retry_budget_seconds)
-            source.mysql->retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
+        apply_server_timeouts(options, *source.mysql);
         source.redacted = source.mysql->redacted();
     } else {
         source.redis = RedisOptions::from_url(options.source);
+        apply_server_timeouts(options, *source.redis);
         source.redacted = source.redis->redacted();
     }
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
@@ -65,7 +76,6 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     queue.delay_score = options.delay_score == "s" ? DelayScore::seconds : DelayScore::milliseconds;
     queue.retry = retry_policy(options);
     queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
-    if (options.retry_budget_seconds) queue.retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
     return queue;
 }
 
@@ -75,7 +85,8 @@ std::unique_ptr<QueueConsumer> open_consumer(const QueueSource& source, const Qu
                                    flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout"));
     RedisQueueOptions queue = redis_queue_options(options);
     if (!options.consumer.empty()) queue.consumer = options.consumer + ":" + std::to_string(index);
-    return open_redis_consumer(*source.redis, std::move(queue));
+    return open_redis_consumer(*source.redis, std::move(queue),
+                               flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
 }
 
 std::unique_ptr<QueueMaintainer> open_maintainer(const QueueSource& source, const QueueOptions& options,

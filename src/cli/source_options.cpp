@@ -56,12 +56,13 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
     const MySqlOptions connection_defaults;
     const ReadSpec read_defaults;
     command.add_option("--read-timeout", options.read_timeout_seconds,
-                       "Seconds one socket read may wait for a MySQL server that stopped answering, 0 forever "
-                       "(default " + std::to_string(connection_defaults.read_timeout.count()) +
+                       "Seconds one socket read may wait for a server that stopped answering, 0 forever: the MySQL "
+                       "source, and every connection to the sink's server (default " +
+                           std::to_string(connection_defaults.read_timeout.count()) +
                            "; page reads wait --page-timeout + 5 s)")
         ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
     command.add_option("--write-timeout", options.write_timeout_seconds,
-                       "Seconds one socket write to MySQL may stall, 0 forever (default " +
+                       "Seconds one socket write to MySQL or the sink's server may stall, 0 forever (default " +
                            std::to_string(connection_defaults.write_timeout.count()) + ")")
         ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
     command.add_option("--page-timeout", options.page_timeout_seconds,
@@ -72,8 +73,8 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                        "Seconds a lost connection, deadlock or server restart is retried, from its first failure, "
                        "before the run fails (default " +
                            std::to_string(connection_defaults.retry_budget.count()) +
-                           "; also for the sink's server). A server that is frozen, not down, ends a run after "
-                           "about --read-timeout plus this")
+                           "; also for the sink's server and the job store). A server that is frozen, not down, "
+                           "ends a run after about --read-timeout plus this")
         ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
     command.add_option("--set-vars", options.set_vars,
                        "Session variables for every source connection, name=value,... (e.g. "

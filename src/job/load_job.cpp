@@ -111,6 +111,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     if (auto partitions = job.optional("partitions")) read_partitions(*partitions, spec);
     if (auto workers = job.optional("workers")) spec.workers = workers->whole(1, 256);
     job::read_sink(job.required("sink", "where rows go: sink: {uri: URI, queue: NAME}"), spec);
+    spec.sink.timeouts = spec.mysql;  // the source URL's read_timeout and write_timeout hold for the sink too
     if (auto limits = job.optional("limits")) read_limits(*limits, spec);
     if (auto throttle = job.optional("throttle")) job::read_throttle(*throttle, spec.throttle);
     if (auto lease_timeout = job.optional("lease_timeout"))

@@ -25,6 +25,8 @@ Task read_task(const mysql::Rows& row) {
     task.payload = row.text(2);
     task.version = row.uint64(3);
     task.attempts = static_cast<int>(row.int64(4));
+    // Every earlier delivery ended in a failure (attempts) or in a claim taken back (crashes).
+    task.deliveries = task.attempts + static_cast<int>(row.int64(6)) + 1;
     return task;
 }
 

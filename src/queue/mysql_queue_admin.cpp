@@ -119,6 +119,13 @@ Backlog MySqlQueue::backlog(std::uint64_t row_limit) {
         if (!row.is_null(2))
             backlog.next_due = std::chrono::milliseconds(std::max<std::int64_t>(row.int64(2), 0) / 1000);
         backlog.later = row.uint64(3);
+        // Only when nothing is due, which is when a draining consumer asks.
+        if (backlog.waiting == 0) {
+            auto held = q.connection.query(q.sql.held);
+            held.next();
+            backlog.held = held.uint64(1);
+            backlog.orphaned = held.uint64(2);
+        }
         return backlog;
     });
 }

@@ -35,7 +35,7 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
     // FORCE INDEX: for the cursor's OR, the optimizer may choose to merge the primary key in and sort.
     const std::string claim_table =
         claim_index.empty() ? t : t + " FORCE INDEX (" + mysql::quote_identifier(claim_index) + ")";
-    const std::string ready_rows = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM " +
+    const std::string ready_rows = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR), crashes FROM " +
                                    claim_table + " WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6)";
     const std::string after_cursor = " AND (available_at > ? OR (available_at = ? AND id > ?))";
     const std::string in_claim_order = " ORDER BY available_at, id LIMIT ?";
@@ -67,6 +67,8 @@ QueueSql::QueueSql(const std::string& table, const std::string& claim_index) : t
     holders = "SELECT owner, COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), NOW(6)), "
               "owner IN (SELECT ID FROM information_schema.PROCESSLIST) FROM " + t +
               " WHERE status = 'claimed' GROUP BY owner ORDER BY owner";
+    held = "SELECT COUNT(*), COALESCE(SUM(owner NOT IN (SELECT ID FROM information_schema.PROCESSLIST)), 0) FROM " + t +
+           " WHERE status = 'claimed'";
 }
 
 namespace {

@@ -49,8 +49,8 @@ struct QueueSql {
     std::string next_level;
     // params: priority -> microseconds since the level's earliest available_at (negative: none due yet).
     std::string level_wait;
-    // params priority, limit -> id, payload, version, attempts, available_at as text of the due ready rows
-    // of a level, in claim order, read without locks.
+    // params priority, limit -> id, payload, version, attempts, available_at as text, crashes of the due
+    // ready rows of a level, in claim order, read without locks.
     std::string due_ready;
     std::string due_ready_after;
     // due_ready_after, then the number of rows to skip: see MySqlQueue::Impl::spread.
@@ -76,6 +76,8 @@ struct QueueSql {
     std::string backlog;
     // owner, tasks, microseconds since the oldest claim, owner in the processlist.
     std::string holders;
+    // claimed rows, those of them whose owner is not in the processlist.
+    std::string held;
 
     // SELECT id ... WHERE status = 'ready' AND ((id=? AND version=?) OR ... x rows) FOR UPDATE SKIP LOCKED:
     // the rows still ready at the version read that no one else is claiming (skip_locked).

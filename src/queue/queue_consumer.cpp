@@ -19,7 +19,9 @@ std::string payload_fingerprint(const std::string& payload) { return fnv1a_32_he
 class MySqlConsumer final : public QueueConsumer {
 public:
     MySqlConsumer(const MySqlOptions& mysql, MySqlQueueOptions queue, milliseconds claim_timeout)
-        : queue_(mysql, std::move(queue)), renew_interval_(std::max(claim_timeout / 3, milliseconds(100))) {}
+        : queue_(mysql, std::move(queue)),
+          claim_timeout_(claim_timeout),
+          renew_interval_(std::max(claim_timeout / 3, milliseconds(100))) {}
 
     std::vector<Task> claim(std::size_t n, milliseconds wait) override {
         auto tasks = queue_.claim(n);
@@ -37,6 +39,7 @@ public:
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     Backlog backlog() override { return queue_.backlog(); }
+    ReapResult reap() override { return queue_.reap(claim_timeout_); }
     void heartbeat() override {
         if (steady_clock::now() - last_renewal_ < renew_interval_) return;
         queue_.heartbeat();
@@ -53,6 +56,7 @@ private:
     static constexpr milliseconds max_idle_pause{500};
 
     MySqlQueue queue_;
+    milliseconds claim_timeout_;
     milliseconds renew_interval_;
     steady_clock::time_point last_renewal_ = steady_clock::now();
     milliseconds idle_pause_ = first_idle_pause;
@@ -60,13 +64,15 @@ private:
 
 class RedisConsumer final : public QueueConsumer {
 public:
-    RedisConsumer(const RedisOptions& redis, RedisQueueOptions queue) : queue_(redis, std::move(queue)) {}
+    RedisConsumer(const RedisOptions& redis, RedisQueueOptions queue, milliseconds heartbeat_timeout)
+        : queue_(redis, std::move(queue)), heartbeat_timeout_(heartbeat_timeout) {}
 
     std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
-    Backlog backlog() override { return queue_.backlog(); }
+    Backlog backlog() override { return queue_.backlog(heartbeat_timeout_); }
+    ReapResult reap() override { return queue_.reap(heartbeat_timeout_); }
     void heartbeat() override {}
     void leave() override { queue_.leave(); }
     // A Redis task is its payload, which is the user's data: a fingerprint of it tells repeated failures
@@ -78,6 +84,7 @@ public:
 
 private:
     RedisQueue queue_;
+    milliseconds heartbeat_timeout_;
 };
 
 }  // namespace
@@ -87,8 +94,9 @@ std::unique_ptr<QueueConsumer> open_mysql_consumer(const MySqlOptions& mysql, My
     return std::make_unique<MySqlConsumer>(mysql, std::move(queue), claim_timeout);
 }
 
-std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue) {
-    return std::make_unique<RedisConsumer>(redis, std::move(queue));
+std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue,
+                                                   milliseconds heartbeat_timeout) {
+    return std::make_unique<RedisConsumer>(redis, std::move(queue), heartbeat_timeout);
 }
 
 }  // namespace rowpump

@@ -23,6 +23,10 @@ public:
     virtual void release(const std::vector<Task>& tasks) = 0;
     // What a draining consumer still waits for when claim() found nothing (see rowpump::Backlog).
     virtual Backlog backlog() = 0;
+    // Takes back the claims of consumers that are gone or stalled, as the QueueMaintainer does: MySQL, the
+    // claims whose connection is gone or that are older than the claim timeout; Redis, the processing
+    // lists of consumers whose heartbeat is older than the heartbeat timeout.
+    virtual ReapResult reap() = 0;
     // Called regularly while a task runs. MySQL: renews the claims once a third of the claim timeout has
     // passed since the last renewal. Redis: nothing, its heartbeats come from the QueueMaintainer.
     virtual void heartbeat() = 0;
@@ -37,6 +41,8 @@ public:
 // `claim_timeout`: how old a claim may grow before the reaper takes it back (QueueMaintainer).
 std::unique_ptr<QueueConsumer> open_mysql_consumer(const MySqlOptions& mysql, MySqlQueueOptions queue,
                                                    std::chrono::milliseconds claim_timeout);
-std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue);
+// `heartbeat_timeout`: how old a consumer's beat may grow before its tasks are taken back.
+std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue,
+                                                   std::chrono::milliseconds heartbeat_timeout);
 
 }  // namespace rowpump

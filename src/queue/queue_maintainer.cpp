@@ -28,13 +28,14 @@ public:
           claim_timeout_(claim_timeout),
           reap_interval_(reap_interval) {}
 
-    void tick() override {
-        if (reap_interval_.count() == 0 || steady_clock::now() < next_reap_) return;
+    ReapResult tick() override {
+        if (reap_interval_.count() == 0 || steady_clock::now() < next_reap_) return {};
         const ReapResult reaped = queue_.reap(claim_timeout_);
         if (reaped.released + reaped.dead > 0)
             log().warn("queue {}: took back {} lost claim(s): {} ready again, {} dead (crashed too often)", name_,
                        reaped.released + reaped.dead, reaped.released, reaped.dead);
         next_reap_ = steady_clock::now() + reap_interval_;
+        return reaped;
     }
 
 private:
@@ -56,8 +57,9 @@ public:
           heartbeat_interval_(heartbeat_interval(heartbeat_timeout)),
           reap_interval_(reap_interval) {}
 
-    void tick() override {
+    ReapResult tick() override {
         const auto now = steady_clock::now();
+        ReapResult reaped;
         if (now >= next_beat_) {
             queue_.heartbeat(consumers_);
             next_beat_ = now + heartbeat_interval_;
@@ -67,12 +69,13 @@ public:
             next_promote_ = now + promote_interval;
         }
         if (reap_interval_.count() > 0 && now >= next_reap_) {
-            const ReapResult reaped = queue_.reap(heartbeat_timeout_);
+            reaped = queue_.reap(heartbeat_timeout_);
             if (reaped.released + reaped.dead > 0)
                 log().warn("queue {}: recovered {} task(s) of silent consumers: {} ready again, {} dead", name_,
                            reaped.released + reaped.dead, reaped.released, reaped.dead);
             next_reap_ = now + reap_interval_;
         }
+        return reaped;
     }
 
 private:

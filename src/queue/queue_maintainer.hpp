@@ -15,7 +15,8 @@ namespace rowpump {
 class QueueMaintainer {
 public:
     virtual ~QueueMaintainer() = default;
-    virtual void tick() = 0;
+    // Returns what this tick took back (nothing when no reap was due).
+    virtual ReapResult tick() = 0;
 };
 
 // Reaps every `reap_interval` (0: never) the claims older than `claim_timeout` or whose owner is gone.

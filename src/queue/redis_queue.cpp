@@ -17,9 +17,8 @@ namespace rowpump {
 
 namespace {
 
-// How long one blocking command may block: the connection's read timeout must be longer.
+// How long one blocking command may block (the connection's read timeout is added for its reply).
 constexpr std::chrono::milliseconds max_block{5000};
-constexpr std::chrono::milliseconds command_timeout{30'000};
 
 std::string default_consumer_name() {
     static std::atomic<unsigned> next{0};
@@ -64,7 +63,7 @@ StaleClaim stale(const std::string& processing) {
 }  // namespace
 
 RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
-    : connection(redis::Connection::connect_within(std::move(redis), queue.retry_budget, command_timeout)),
+    : connection(redis::Connection::connect_within(std::move(redis))),
       options(std::move(queue)) {
     validate(options);
     if (options.consumer.empty()) options.consumer = default_consumer_name();
@@ -96,6 +95,7 @@ void RedisQueue::Impl::pop_ready(std::size_t n, std::vector<Task>& out) {
             Task task;
             task.payload = reply.elements[2 * i].text;
             task.attempts = parse_count(reply.elements[2 * i + 1].text);
+            task.deliveries = task.attempts + 1;  // the count holds failures and recoveries alike
             hold(task.payload);
             out.push_back(std::move(task));
         }
@@ -126,17 +126,25 @@ void RedisQueue::Impl::adopt_unknown_tasks() {
         unknown.push_back(std::move(task));
     }
     if (!unknown.empty()) {
-        std::vector<std::string_view> argv{"HMGET", attempts};
-        for (const Task& task : unknown) argv.push_back(task.payload);
-        const auto counts = connection.command(argv);
+        // A predecessor's tasks were delivered to it, and it died with them: that counts, as a recovery
+        // does (recover script). Tasks of a pop whose reply was lost were never handed out.
+        for (const Task& task : unknown) {
+            if (adopting_predecessor) connection.append({"HINCRBY", attempts, task.payload, "1"});
+            else connection.append({"HGET", attempts, task.payload});
+        }
+        const auto counts = connection.read_replies(unknown.size());
         for (std::size_t i = 0; i < unknown.size(); ++i) {
-            unknown[i].attempts = parse_count(counts.elements.at(i).text);
+            const redis::Reply& count = counts.at(i);
+            unknown[i].attempts = count.type == redis::Reply::Type::integer ? static_cast<int>(count.integer)
+                                                                           : parse_count(count.text);
+            unknown[i].deliveries = unknown[i].attempts + 1;
             hold(unknown[i].payload);
             adopted.push_back(std::move(unknown[i]));
         }
         log().info("consumer {} took over {} task(s) left in {}", options.consumer, unknown.size(), processing);
     }
     look_for_unknown_tasks = false;
+    adopting_predecessor = false;
 }
 
 RedisQueue::RedisQueue(RedisOptions options, RedisQueueOptions queue)
@@ -171,12 +179,14 @@ std::vector<Task> RedisQueue::claim(std::size_t n, std::chrono::milliseconds wai
         const auto block = std::min(left, q.ready_lists.size() == 1 ? max_block : q.options.poll_interval);
         const std::string timeout = seconds_argument(block);
         const auto moved = q.run([&] {
-            return q.connection.command({"BLMOVE", q.ready_lists.front(), q.processing, "LEFT", "RIGHT", timeout});
+            return q.connection.blocking_command({"BLMOVE", q.ready_lists.front(), q.processing, "LEFT", "RIGHT", timeout},
+                                                 block);
         });
         if (!moved.is_nil()) {
             Task task;
             task.payload = moved.text;
             task.attempts = parse_count(q.run([&] { return q.connection.command({"HGET", q.attempts, moved.text}); }).text);
+            task.deliveries = task.attempts + 1;
             q.hold(task.payload);
             tasks.push_back(std::move(task));
         }

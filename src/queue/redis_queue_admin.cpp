@@ -47,7 +47,7 @@ std::uint64_t RedisQueue::promote() {
     }
 }
 
-Backlog RedisQueue::backlog() {
+Backlog RedisQueue::backlog(std::chrono::milliseconds heartbeat_timeout) {
     constexpr std::size_t scan_limit = 10'000;
     Impl& q = *impl_;
     const std::string horizon = std::to_string(q.options.retry.backoff_cap.count());
@@ -64,6 +64,14 @@ Backlog RedisQueue::backlog() {
     if (takeable == 0 && reply.elements.at(3).integer > 0)
         backlog.next_due = std::chrono::milliseconds(reply.elements.at(3).integer);
     backlog.later = count(4);
+    // Only when nothing is takeable, which is when a draining consumer asks: a look at every consumer.
+    if (backlog.waiting == 0) {
+        for (const QueueStats::Holder& holder : stats(heartbeat_timeout).holders) {
+            if (holder.name == q.options.consumer) continue;  // what this consumer holds, it hands out itself
+            backlog.held += holder.tasks;
+            if (!holder.alive) backlog.orphaned += holder.tasks;
+        }
+    }
     return backlog;
 }
 

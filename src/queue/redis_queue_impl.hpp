@@ -17,7 +17,7 @@ namespace rowpump {
 struct RedisQueue::Impl {
     Impl(RedisOptions redis, RedisQueueOptions queue);
 
-    // Calls `action` on a live connection, retrying lost connections for up to options.retry_budget. After a
+    // Calls `action` on a live connection, retrying lost connections for up to the RedisOptions' retry budget. After a
     // retry the processing list is looked at again (see adopt_unknown_tasks).
     template <class Action>
     auto run(Action&& action) -> decltype(action());
@@ -57,6 +57,9 @@ struct RedisQueue::Impl {
     std::unordered_map<std::string, std::size_t> held;  // payload -> copies popped and not finished
     std::deque<Task> adopted;                            // handed out by the next pops
     bool look_for_unknown_tasks = true;
+    // The first look finds what a predecessor of the same name held when it died; later ones (after a
+    // lost connection) what a pop of this consumer moved before its reply was lost.
+    bool adopting_predecessor = true;
     bool has_beaten = false;
 };
 
@@ -66,7 +69,7 @@ inline constexpr std::size_t max_tasks_per_script = 1000;
 
 template <class Action>
 auto RedisQueue::Impl::run(Action&& action) -> decltype(action()) {
-    return connection.retrying(options.retry_budget, [&] {
+    return connection.retrying([&] {
         try {
             return action();
         } catch (const QueueError& error) {

@@ -4,7 +4,9 @@
 extern "C" {
 #include <hiredis/sds.h>
 }
+#include <fcntl.h>
 #include <hiredis/hiredis.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -64,9 +66,30 @@ struct ReplyDeleter {
 };
 using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
 
-timeval to_timeval(std::chrono::milliseconds duration) {
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+timeval to_timeval(milliseconds duration) {
     const auto ms = duration.count();
     return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+}
+
+// How often a wait for the socket looks at the stop flag, and how long after a stop it still waits: a
+// healthy server answers well within it, so the rows a clean stop still writes get written, and a
+// server that stopped answering holds up the stop by this long at most.
+constexpr milliseconds stop_poll{100};
+constexpr milliseconds stop_grace{1000};
+
+// The socket is ours to wait on (poll(2), so that the timeouts and a stop request are looked at while
+// the server is silent), and a command started by a consumer (queue consume --exec) must not inherit
+// it: a child that keeps the socket open keeps the session alive after this process died.
+void make_nonblocking(redisContext& context) {
+    const int fd = context.fd;
+    if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
+        ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC) != 0)
+        throw QueueError(std::string("cannot set up the Redis socket: ") + std::strerror(errno), true);
+    // hiredis then treats EAGAIN as "try again" instead of an error, and leaves the waiting to us.
+    context.flags &= ~REDIS_BLOCK;
 }
 
 // Redis's table of transient error replies, by their first word: trying again later succeeds. Any other
@@ -121,7 +144,7 @@ char* append_length(char* out, char marker, std::size_t length) {
 }
 
 // Writes one command in the Redis protocol (RESP) straight into hiredis's output buffer, which
-// redisGetReply sends. redisAppendCommandArgv would build it in a buffer of its own first, formatting
+// flush() sends. redisAppendCommandArgv would build it in a buffer of its own first, formatting
 // each length with sdscatfmt, and then copy it over: for a batch of payloads, that was a sixth of the
 // client's CPU.
 void append_command(redisContext& context, std::span<const std::string_view> argv) {
@@ -159,18 +182,13 @@ std::string database_range(Connection& connection) {
 
 void Connection::ContextDeleter::operator()(redisContext* context) const noexcept { redisFree(context); }
 
-Connection::Connection(RedisOptions options, std::chrono::milliseconds command_timeout)
-    : Connection(std::move(options), command_timeout, DeferredTag{}) {
-    open();
-}
+Connection::Connection(RedisOptions options) : Connection(std::move(options), DeferredTag{}) { open(); }
 
-Connection::Connection(RedisOptions options, std::chrono::milliseconds command_timeout, DeferredTag)
-    : options_(std::move(options)), command_timeout_(command_timeout) {}
+Connection::Connection(RedisOptions options, DeferredTag) : options_(std::move(options)) {}
 
-Connection Connection::connect_within(RedisOptions options, std::chrono::milliseconds budget,
-                                      std::chrono::milliseconds command_timeout) {
-    Connection connection(std::move(options), command_timeout, DeferredTag{});
-    connection.retrying(budget, [] {});
+Connection Connection::connect_within(RedisOptions options) {
+    Connection connection(std::move(options), DeferredTag{});
+    connection.retrying([] {});
     return connection;
 }
 
@@ -192,11 +210,8 @@ void Connection::open() {
         throw QueueError("cannot connect to Redis at " + options_.redacted() + ": " + context->errstr +
                              " (is the server running? check host and port)",
                          true);
-    // Without this a server that stops answering (but keeps the socket open) would block us forever.
-    if (redisSetTimeout(context.get(), to_timeval(command_timeout_)) != REDIS_OK)
-        throw QueueError("cannot set the socket timeout for Redis at " + options_.redacted() + ": " +
-                             context->errstr,
-                         true);
+    // Without our own waits a server that stops answering (but keeps the socket open) would block us forever.
+    make_nonblocking(*context);
     context_ = std::move(context);
     try {
         login();
@@ -263,7 +278,17 @@ void Connection::append(std::span<const std::string_view> argv) {
     ++pending_replies_;
 }
 
-std::vector<Reply> Connection::read_replies(std::size_t count) {
+Reply Connection::blocking_command(std::initializer_list<std::string_view> argv, milliseconds block) {
+    if (pending_replies_ != 0)
+        throw Error("bug: a Redis command sent while " + std::to_string(pending_replies_) +
+                    " pipelined replies are unread");
+    append(argv);
+    return std::move(read_replies(1, block).front());
+}
+
+std::vector<Reply> Connection::read_replies(std::size_t count) { return read_replies(count, milliseconds(0)); }
+
+std::vector<Reply> Connection::read_replies(std::size_t count, milliseconds block) {
     if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
     if (count > pending_replies_)
         throw Error("bug: reading " + std::to_string(count) + " Redis replies but only " +
@@ -271,20 +296,15 @@ std::vector<Reply> Connection::read_replies(std::size_t count) {
     std::vector<Reply> replies;
     replies.reserve(count);
     std::string first_error;
-    {
-        const SigpipeBlock no_sigpipe;
-        for (std::size_t i = 0; i < count; ++i) {
-            void* raw = nullptr;
-            if (redisGetReply(context_.get(), &raw) != REDIS_OK || raw == nullptr)
-                throw_connection_lost("a pipelined write");
-            --pending_replies_;
-            const ReplyPtr reply(static_cast<redisReply*>(raw));
-            if (reply->type == REDIS_REPLY_ERROR) {
-                if (first_error.empty()) first_error.assign(reply->str, reply->len);
-                replies.emplace_back();
-            } else {
-                replies.push_back(copy_reply(*reply));
-            }
+    flush();
+    for (std::size_t i = 0; i < count; ++i) {
+        const ReplyPtr reply(static_cast<redisReply*>(next_reply(block)));
+        --pending_replies_;
+        if (reply->type == REDIS_REPLY_ERROR) {
+            if (first_error.empty()) first_error.assign(reply->str, reply->len);
+            replies.emplace_back();
+        } else {
+            replies.push_back(copy_reply(*reply));
         }
     }
     if (!first_error.empty())
@@ -293,21 +313,83 @@ std::vector<Reply> Connection::read_replies(std::size_t count) {
     return replies;
 }
 
+void Connection::flush() {
+    const SigpipeBlock no_sigpipe;
+    for (int done = 0;;) {
+        if (redisBufferWrite(context_.get(), &done) != REDIS_OK) throw_connection_lost("a pipelined write");
+        if (done) return;
+        wait_for_socket(POLLOUT, options_.write_timeout, "a write", "--write-timeout");
+    }
+}
+
+void* Connection::next_reply(milliseconds block) {
+    const milliseconds timeout = options_.read_timeout.count() == 0 ? milliseconds(0) : options_.read_timeout + block;
+    for (;;) {
+        void* raw = nullptr;
+        if (redisGetReplyFromReader(context_.get(), &raw) != REDIS_OK) throw_connection_lost("a read");
+        if (raw != nullptr) return raw;
+        wait_for_socket(POLLIN, timeout, "a read", "--read-timeout");
+        if (redisBufferRead(context_.get()) != REDIS_OK) throw_connection_lost("a read");
+    }
+}
+
+bool Connection::stop_requested() const noexcept {
+    return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
+}
+
+void Connection::wait_for_socket(short events, milliseconds timeout, std::string_view during, std::string_view flag) {
+    const auto started = steady_clock::now();
+    std::optional<steady_clock::time_point> stop_seen;
+    for (;;) {
+        pollfd socket{context_->fd, events, 0};
+        const int ready = ::poll(&socket, 1, static_cast<int>(stop_poll.count()));
+        // Ready, or an error or hang-up: the read or write that follows tells which.
+        if (ready > 0) return;
+        if (ready < 0 && errno != EINTR) throw_connection_lost(during);
+        const auto now = steady_clock::now();
+        const auto waited = std::chrono::duration_cast<milliseconds>(now - started);
+        if (stop_requested()) {
+            if (!stop_seen) stop_seen = now;
+            if (now - *stop_seen >= stop_grace) {
+                context_.reset();
+                pending_replies_ = 0;
+                throw Interrupted("stopped by a signal while Redis at " + options_.redacted() +
+                                  " had not answered for " + describe_duration(waited) + " during " + std::string(during));
+            }
+        }
+        if (timeout.count() > 0 && waited >= timeout) {
+            context_.reset();
+            pending_replies_ = 0;
+            throw QueueError("Redis at " + options_.redacted() + " did not answer within " + describe_duration(timeout) +
+                                 " during " + std::string(during) + " (" + std::string(flag) + ")",
+                             true);
+        }
+    }
+}
+
 long long Connection::client_id() { return command({"CLIENT", "ID"}).integer; }
 
-void Connection::wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline) const {
+void Connection::wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline) {
+    const auto interrupted = [&] {
+        return Interrupted("stopped by a signal while retrying Redis at " + options_.redacted() + ": " + error.what());
+    };
+    if (stop_requested()) throw interrupted();
     if (deadline.spent())
         throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(deadline.budget()) +
-                             ": " + error.what() + " (--retry-budget)",
+                             " (--retry-budget): " + error.what(),
                          false);
     const auto wait = deadline.next_wait(attempt);
     log().warn("{}; retrying in {} ms", error.what(), wait.count());
-    std::this_thread::sleep_for(wait);
+    // In short steps: a stop request ends the wait.
+    for (const auto until = steady_clock::now() + wait; steady_clock::now() < until;) {
+        if (stop_requested()) throw interrupted();
+        std::this_thread::sleep_for(std::min(stop_poll, std::chrono::duration_cast<milliseconds>(until - steady_clock::now()) + milliseconds(1)));
+    }
 }
 
-Connection Connection::connect_at_start(RedisOptions options, std::chrono::milliseconds command_timeout) {
+Connection Connection::connect_at_start(RedisOptions options) {
     try {
-        return Connection(std::move(options), command_timeout);
+        return Connection(std::move(options));
     } catch (const QueueError& error) {
         // Nothing has been written yet, and waiting out a retry budget would only hide the cause.
         if (error.is_transient()) throw UsageError(error.what());

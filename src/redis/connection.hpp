@@ -25,15 +25,14 @@ class Connection {
 public:
     // Connects, authenticates (AUTH [user] password when a password is given) and selects the database.
     // Throws QueueError: transient when the server cannot be reached, not when it refuses the login.
-    // command_timeout bounds how long one socket read or write may stall; 0 waits as long as it takes
-    // (what a blocking pop needs).
-    explicit Connection(RedisOptions options, std::chrono::milliseconds command_timeout = {});
-    // Like the constructor, but retries transient failures with backoff for up to `budget`.
-    static Connection connect_within(RedisOptions options, std::chrono::milliseconds budget,
-                                     std::chrono::milliseconds command_timeout = {});
+    // Every read waits at most options.read_timeout for the server, every write options.write_timeout
+    // (0: as long as it takes); a wait past it closes the handle and throws a transient QueueError.
+    explicit Connection(RedisOptions options);
+    // Like the constructor, but retries transient failures with backoff for up to options.retry_budget.
+    static Connection connect_within(RedisOptions options);
     // The first connection of a run: one attempt, and a server that cannot be reached is a UsageError
     // (exit 2, nothing written) that names the cause at once instead of after a retry budget of warnings.
-    static Connection connect_at_start(RedisOptions options, std::chrono::milliseconds command_timeout = {});
+    static Connection connect_at_start(RedisOptions options);
     ~Connection();
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;
@@ -44,6 +43,9 @@ public:
     // Not to be mixed with unread pipelined commands.
     Reply command(std::span<const std::string_view> argv);
     Reply command(std::initializer_list<std::string_view> argv);
+    // A command the server may hold for up to `block` before it answers (BLMOVE ... timeout): its reply
+    // may take the read timeout plus that long.
+    Reply blocking_command(std::initializer_list<std::string_view> argv, std::chrono::milliseconds block);
 
     // Pipelining: append() only buffers the command; read_replies(n) sends everything buffered and reads
     // the next n replies, all of them even when some are errors (so the stream stays in step), then
@@ -62,15 +64,16 @@ public:
 
     // Calls `action` (reconnecting first when the handle is closed) until it succeeds or throws an error
     // that is not transient: the one retry policy (retry.hpp), as MySQL's connections retry. Between
-    // attempts it waits with exponential backoff and jitter; once `budget` has passed since the first
-    // failure it throws QueueError("Redis at <url> unreachable for N s: <last error>"), not transient: the
-    // time the caller allowed is spent, and no outer retry starts it again. A reconnect is part of the next
-    // attempt, so the worst-case wait is the budget plus one attempt (a command timeout or a connect
-    // timeout). `action` must be safe to repeat.
+    // attempts it waits with exponential backoff and jitter; once options.retry_budget has passed since
+    // the first failure it throws QueueError("Redis at <url> unreachable for N s (--retry-budget): <last
+    // error>"), not transient: the time the caller allowed is spent, and no outer retry starts it again.
+    // A reconnect is part of the next attempt, so the worst-case wait is the budget plus one attempt (a
+    // read timeout or a connect timeout). A stop request (RedisOptions::stop) ends the retries with
+    // Interrupted. `action` must be safe to repeat.
     template <class Action>
-    auto retrying(std::chrono::milliseconds budget, Action&& action) -> decltype(action()) {
+    auto retrying(Action&& action) -> decltype(action()) {
         return retry_transient(
-            budget,
+            options_.retry_budget,
             [&] {
                 if (!connected()) reconnect();
                 return action();
@@ -88,14 +91,25 @@ private:
     };
     struct DeferredTag {};
 
-    Connection(RedisOptions options, std::chrono::milliseconds command_timeout, DeferredTag);
+    Connection(RedisOptions options, DeferredTag);
     void open();
     void login();
+    // Sends what append() buffered, waiting for the socket up to the write timeout at a time.
+    void flush();
+    // The next reply, reading as much as it takes; each wait for the socket may last the read timeout
+    // plus `block`.
+    void* next_reply(std::chrono::milliseconds block);
+    std::vector<Reply> read_replies(std::size_t count, std::chrono::milliseconds block);
+    // Waits until the socket is ready for `events` (poll(2)), looking at the stop flag every 100 ms.
+    // Throws a transient QueueError after `timeout` (0: never), Interrupted a second after a stop.
+    // `flag` names the timeout in the error ("--read-timeout").
+    void wait_for_socket(short events, std::chrono::milliseconds timeout, std::string_view during,
+                         std::string_view flag);
+    bool stop_requested() const noexcept;
     [[noreturn]] void throw_connection_lost(std::string_view during);
-    void wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline) const;
+    void wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline);
 
     RedisOptions options_;
-    std::chrono::milliseconds command_timeout_;
     std::unique_ptr<redisContext, ContextDeleter> context_;
     std::size_t pending_replies_ = 0;
 };

@@ -134,10 +134,12 @@ struct Prepared {
     std::unique_ptr<ThrottleGate> gate;  // also with no throttle: then it is always open
 };
 
-Prepared prepare(const JobSpec& spec) {
+Prepared prepare(const JobSpec& spec, const JobControl& control) {
     check_spec(spec);
     Prepared prepared;
     prepared.spec = spec;
+    // A stop must also end a wait on a Redis server that stopped answering (the sink's, the job store's).
+    if (control.stop) prepared.spec.sink.stop = control.stop;
     apply_worker_format(prepared.spec);
     prepared.plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
@@ -312,7 +314,7 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
 }  // namespace
 
 JobSummary run_job(const JobSpec& spec, const JobControl& control) {
-    const Prepared prepared = prepare(spec);
+    const Prepared prepared = prepare(spec, control);
     const std::size_t workers = worker_count(spec);
     JobControl shown = control;  // progress also says when and why reading is held
     if (control.on_progress)

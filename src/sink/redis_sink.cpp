@@ -18,18 +18,16 @@ namespace {
 
 // Reading replies after this many buffered bytes bounds the client's copy of a batch in memory.
 constexpr std::size_t max_buffered_bytes = 16u << 20;
-// A healthy server answers a pipelined batch in well under a second; this long without progress on the
-// socket means it is stuck, and the write is retried like a lost connection.
-constexpr std::chrono::milliseconds command_timeout{30'000};
 
 class RedisSink final : public Sink {
 public:
+    // The options' read and write timeouts bound every wait on the socket: a server that stops answering
+    // (but keeps the socket open) is retried like a lost connection, within the retry budget.
     RedisSink(const SinkSpec& spec, RedisOptions options)
         : plan_(spec),
-          connection_(redis::Connection::connect_at_start(std::move(options), command_timeout)),
-          retry_budget_(retry_budget(spec)),
+          connection_(redis::Connection::connect_at_start(std::move(options))),
           delayed_writer_(redis::random_delayed_writer()) {
-        connection_.retrying(retry_budget_, [this] { plan_.check_key_types(connection_); });
+        connection_.retrying([this] { plan_.check_key_types(connection_); });
     }
 
     void write(const std::vector<Message>& batch) override {
@@ -40,7 +38,7 @@ public:
         // already took are pushed twice. That is the at-least-once promise of docs/DESIGN.md ("Delivery
         // guarantees"); exactly-once needs the job-state path (MULTI/EXEC), not this one. Delayed ones
         // keep their tags, so the retry only re-scores those already in the set (unless promoted meanwhile).
-        connection_.retrying(retry_budget_, [this] { send(); });
+        connection_.retrying([this] { send(); });
     }
 
     void keep_alive() override {
@@ -52,7 +50,7 @@ public:
     }
 
     std::optional<std::uint64_t> ready_count() override {
-        return connection_.retrying(retry_budget_, [this] {
+        return connection_.retrying([this] {
             for (const std::string& key : plan_.ready_keys()) connection_.append({"LLEN", key});
             std::uint64_t total = 0;
             for (const redis::Reply& reply : connection_.read_replies(plan_.ready_keys().size()))
@@ -68,10 +66,6 @@ public:
     }
 
 private:
-    static std::chrono::milliseconds retry_budget(const SinkSpec& spec) {
-        return std::chrono::seconds(spec.retry_seconds);
-    }
-
     // Pipelines the planned commands: buffer them, reading the replies whenever a few MB are buffered.
     void send() {
         std::size_t unread = 0;
@@ -92,7 +86,6 @@ private:
 
     redis::PushPlan plan_;  // first: a bad priority list is refused before connecting
     redis::Connection connection_;
-    std::chrono::milliseconds retry_budget_;
     // Tags of delayed messages: a random writer keeps the sinks of every worker and process apart; the
     // sequence counts this sink's messages.
     std::uint64_t delayed_writer_;

@@ -9,6 +9,8 @@ SinkSpec SinkSpec::redis(RedisOptions options, std::string queue) {
     SinkSpec spec;
     spec.uri = options.redacted();
     spec.queue = std::move(queue);
+    spec.timeouts = options;
+    spec.stop = options.stop;
     spec.redis_target = std::move(options);
     return spec;
 }
@@ -17,7 +19,7 @@ SinkSpec SinkSpec::mysql(MySqlOptions options, std::string table) {
     SinkSpec spec;
     spec.uri = options.redacted();
     spec.queue = std::move(table);
-    spec.retry_seconds = static_cast<std::size_t>(options.retry_budget.count());
+    spec.timeouts = options;
     spec.mysql_target = std::move(options);
     return spec;
 }
@@ -40,7 +42,7 @@ SinkTarget sink_target(const SinkSpec& spec) {
             target.path = target_file_path(spec.uri);
             break;
         case TargetKind::redis:
-            target.redis = spec.redis_target ? *spec.redis_target : RedisOptions::from_url(spec.uri);
+            target.redis = sink_redis_options(spec);
             break;
         case TargetKind::mysql:
             target.mysql = sink_mysql_options(spec);
@@ -51,7 +53,14 @@ SinkTarget sink_target(const SinkSpec& spec) {
 
 MySqlOptions sink_mysql_options(const SinkSpec& spec) {
     MySqlOptions options = spec.mysql_target ? *spec.mysql_target : MySqlOptions::from_url(spec.uri);
-    options.retry_budget = std::chrono::seconds(spec.retry_seconds);
+    static_cast<ServerTimeouts&>(options) = spec.timeouts;
+    return options;
+}
+
+RedisOptions sink_redis_options(const SinkSpec& spec) {
+    RedisOptions options = spec.redis_target ? *spec.redis_target : RedisOptions::from_url(spec.uri);
+    static_cast<ServerTimeouts&>(options) = spec.timeouts;
+    options.stop = spec.stop;
     return options;
 }
 

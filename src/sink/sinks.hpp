@@ -15,7 +15,9 @@ std::unique_ptr<Sink> make_ndjson_sink(const std::string& path, bool overwrite);
 std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options);
 std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options);
 
-// The connection options of a MySQL sink (typed or its URL), with the spec's retry budget.
+// The connection options of a MySQL or Redis sink (typed or its URL), with the spec's timeouts (and,
+// for Redis, its stop flag).
 MySqlOptions sink_mysql_options(const SinkSpec& spec);
+RedisOptions sink_redis_options(const SinkSpec& spec);
 
 }  // namespace rowpump

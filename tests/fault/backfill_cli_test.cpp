@@ -357,7 +357,7 @@ TEST_F(BackfillCliTest, UnreachableRedisFailsWithAClearLineAndReadsNothing) {
     EXPECT_FALSE(contains(result.err, "rows estimated")) << "nothing may be read\n" << describe(result);
     EXPECT_FALSE(contains(result.err, "rows read")) << describe(result);
     // The first line already says what is wrong; the sink then retries for its outage budget (30 s,
-    // SinkSpec::retry_seconds) before giving up.
+    // SinkSpec::timeouts) before giving up.
     EXPECT_TRUE(contains(err.front(), "127.0.0.1:1")) << describe(result);
     EXPECT_LE(result.seconds, 45.0) << describe(result);
 }

@@ -214,7 +214,7 @@ std::optional<JobSummary> run_across_a_restart(PrivateRedisServer& server, JobSp
     spec.sink.uri = server.url();
     spec.workers = 2;
     spec.rate = 1500;
-    spec.sink.retry_seconds = 20;
+    spec.sink.timeouts.retry_budget = std::chrono::seconds(20);
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
     {
         redis::Connection connection(RedisOptions::from_url(server.url()));
@@ -315,7 +315,7 @@ TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError)
     JobSpec spec = private_redis_job(table, server, "bf_gone");
     spec.workers = 2;
     spec.rate = 1000;
-    spec.sink.retry_seconds = 2;
+    spec.sink.timeouts.retry_budget = std::chrono::seconds(2);
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
     {
         redis::Connection connection(RedisOptions::from_url(server.url()));

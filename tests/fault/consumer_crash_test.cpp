@@ -23,6 +23,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "fault/consumer_commands.hpp"
 #include "integration/redis_fixture.hpp"
 #include "queue/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
@@ -40,33 +41,6 @@ std::string payload(int n) { return "{\"n\":" + std::to_string(n) + "}"; }
 
 // What a `rowpump queue consume` process said, read in full: its stderr (where rowpump logs), then its stdout.
 std::string log_of(const CliProcess& consumer) { return consumer.err() + consumer.out(); }
-
-// A directory where each task run leaves one file holding its payload.
-class Outbox {
-public:
-    Outbox() : dir_(std::filesystem::path(::testing::TempDir()) / ("rowpump_outbox_" + std::to_string(::getpid()) + "_" +
-                                                                    std::to_string(next_++))) {
-        std::filesystem::remove_all(dir_);
-        std::filesystem::create_directories(dir_);
-    }
-    ~Outbox() { std::filesystem::remove_all(dir_); }
-    // The consumer's --exec: store the payload in a fresh file, then take `seconds`.
-    std::string command(const std::string& seconds) const {
-        return "f=$(mktemp -p '" + dir_.string() + "' task.XXXXXX) && cat > \"$f.tmp\" && mv \"$f.tmp\" \"$f.done\" && rm -f \"$f\" && sleep " + seconds;
-    }
-    std::vector<std::string> payloads() const {
-        std::vector<std::string> out;
-        for (const auto& entry : std::filesystem::directory_iterator(dir_))
-            if (entry.path().extension() == ".done") out.push_back(slurp(entry.path()));
-        std::sort(out.begin(), out.end());
-        return out;
-    }
-    std::size_t count() const { return payloads().size(); }
-
-private:
-    static inline int next_ = 0;
-    std::filesystem::path dir_;
-};
 
 // Runs a test thread's body; an exception fails the test and stops the other threads instead of
 // terminating the process.
@@ -267,6 +241,26 @@ TEST_F(MySqlConsumerCrashTest, CliKilledWithSigkillLosesNothing) {
     EXPECT_EQ(count_status("done"), 30u) << log_of(second);
 }
 
+// The killed consumer's command outlives it, holding nothing of the consumer's (its connection used to
+// stay open in the child, so its claims looked alive): --until-empty takes the claims back and runs the
+// tasks again, counted as second deliveries. It used to exit 0 with the 50 still claimed.
+TEST_F(MySqlConsumerCrashTest, UntilEmptyTakesBackTheClaimsOfAKilledConsumerAndCountsTheirDelivery) {
+    enqueue(300);
+    LingeringHandlers handlers;
+    const std::vector<std::string> source{"queue", "consume", "--source", mysql_url_, "--queue", table_};
+    std::vector<std::string> first_args = source;
+    first_args.insert(first_args.end(), {"--exec", handlers.command(), "--batch", "50"});
+    CliProcess first(first_args);
+    ASSERT_TRUE(wait_until([&] { return handlers.started() == 1 || first.poll().has_value(); }, 20s)) << first.describe();
+    ASSERT_EQ(count_status("claimed"), 50u) << first.describe();
+    first.signal(SIGKILL);
+    EXPECT_EQ(first.wait_for(10s), -SIGKILL);
+    const auto runs = drain_counting_attempts(source);
+    EXPECT_EQ(runs, (std::map<std::string, int>{{"1", 250}, {"2", 50}}));
+    EXPECT_EQ(count_status("done"), 300u);
+    EXPECT_EQ(count_status("claimed"), 0u);
+}
+
 // --------------------------------------------------------------------------------------------------- Redis
 
 class RedisConsumerCrashTest : public RedisTest {
@@ -283,6 +277,19 @@ protected:
         queue.retry.max_attempts = 100;  // each recovery counts as an attempt: no task may die of bad luck
         return queue;
     }
+public:
+    long long ready_and_processing() {
+        long long tasks = connection_->command({"LLEN", queue_}).integer;
+        std::string cursor = "0";
+        do {
+            auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
+            cursor = reply.elements.at(0).text;
+            for (const auto& key : reply.elements.at(1).elements) tasks += connection_->command({"LLEN", key.text}).integer;
+        } while (cursor != "0");
+        return tasks;
+    }
+
+protected:
     std::size_t processing_lists() {
         std::size_t found = 0;
         std::string cursor = "0";
@@ -385,6 +392,34 @@ TEST_F(RedisConsumerCrashTest, CliKilledWithSigkillIsRecoveredByTheNextRunOnceIt
     EXPECT_TRUE(drained);
     EXPECT_EQ(connection_->command({"LLEN", queue_}).integer, 0);
     EXPECT_EQ(connection_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
+}
+
+// As for MySQL: the dead consumer's processing list comes back once its heartbeat expires, and
+// --until-empty waits for that instead of exiting with 50 tasks in it. With the same --consumer name the
+// successor takes the list over at once; either way each of them is a second delivery.
+void kill_a_consumer_holding_50_then_drain(RedisConsumerCrashTest& test, const std::vector<std::string>& source) {
+    LingeringHandlers handlers;
+    std::vector<std::string> first_args = source;
+    first_args.insert(first_args.end(), {"--exec", handlers.command(), "--batch", "50"});
+    CliProcess first(first_args);
+    ASSERT_TRUE(wait_until([&] { return handlers.started() == 1 || first.poll().has_value(); }, 20s)) << first.describe();
+    first.signal(SIGKILL);
+    EXPECT_EQ(first.wait_for(10s), -SIGKILL);
+    const auto runs = drain_counting_attempts(source);
+    EXPECT_EQ(runs, (std::map<std::string, int>{{"1", 250}, {"2", 50}}));
+    EXPECT_EQ(test.ready_and_processing(), 0);
+}
+
+TEST_F(RedisConsumerCrashTest, UntilEmptyWaitsForAKilledConsumersTasksAndCountsTheirDelivery) {
+    push(300);
+    kill_a_consumer_holding_50_then_drain(
+        *this, {"queue", "consume", "--source", url_, "--queue", queue_, "--heartbeat-timeout", "1"});
+}
+
+TEST_F(RedisConsumerCrashTest, ASuccessorOfTheSameNameCountsTheDeliveryOfWhatItTakesOver) {
+    push(300);
+    kill_a_consumer_holding_50_then_drain(
+        *this, {"queue", "consume", "--source", url_, "--queue", queue_, "--consumer", "rp_test_successor"});
 }
 
 TEST_F(RedisConsumerCrashTest, CliRetriesAFailingTaskWithBackoffThenMarksItDead) {

@@ -50,6 +50,12 @@ public:
 
     unsigned port() const { return port_; }
     void freeze() { frozen_.store(true); }
+    // Moves bytes again, as a SIGCONTed server would: what the clients sent meanwhile reaches the server,
+    // and a client that went away meanwhile is closed on the server's side once its bytes are through.
+    // Connections accepted while frozen stay unanswered.
+    void thaw() { frozen_.store(false); }
+    // While frozen: a client has sent bytes the server never got, so it waits for a reply that cannot come.
+    bool client_waiting() const { return client_waiting_.load(); }
 
 private:
     int connect_target() const {
@@ -78,11 +84,22 @@ private:
         return true;
     }
 
+    bool client_bytes_pending() const {
+        std::vector<pollfd> clients;
+        for (const auto& [client, server] : pairs_)
+            if (server >= 0) clients.push_back({client, POLLIN, 0});
+        if (clients.empty() || ::poll(clients.data(), clients.size(), 0) <= 0) return false;
+        for (const pollfd& client : clients)
+            if (client.revents & POLLIN) return true;
+        return false;
+    }
+
     void relay() {
         while (!done_.load()) {
             std::vector<pollfd> watched{{listener_, POLLIN, 0}};
             std::vector<std::size_t> owners;  // the pair of each watched socket after the listener
             const bool frozen = frozen_.load();
+            if (frozen) client_waiting_.store(client_bytes_pending());
             for (std::size_t pair = 0; !frozen && pair < pairs_.size(); ++pair) {
                 if (pairs_[pair].second < 0) continue;
                 watched.push_back({pairs_[pair].first, POLLIN, 0});
@@ -115,6 +132,7 @@ private:
     unsigned port_ = 0;
     std::atomic<bool> frozen_{false};
     std::atomic<bool> done_{false};
+    std::atomic<bool> client_waiting_{false};
     std::vector<std::pair<int, int>> pairs_;  // client, server (-1: accepted while frozen)
     std::thread thread_;
 };

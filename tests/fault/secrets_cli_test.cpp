@@ -254,7 +254,7 @@ TEST_F(RedisBadInputCliTest, FailureLinesOfAConsumerShowNoPayloadUnlessVerbose) 
                                       "--exec", "cat > /dev/null; exit 3", "--max-attempts", "1", "--until-empty"};
         if (verbose) args.insert(args.begin(), "-v");
         CliProcess consumer(args);
-        EXPECT_EQ(consumer.wait_for(60s), 0) << consumer.describe();
+        EXPECT_EQ(consumer.wait_for(60s), 4) << "drained, the task dead\n" << consumer.describe();
         const std::string err = consumer.err();
         EXPECT_NE(err.find("(" + std::to_string(payload.size()) + " bytes) failed"), std::string::npos)
             << consumer.describe();

@@ -1,8 +1,9 @@
 // `rowpump queue consume --until-empty` drains the queue: a task that fails once waits out its backoff
 // and runs again before the consumer exits, for the MySQL queue table and for Redis; tasks delayed by
-// their producer and not due for an hour are left and counted, without waiting for them. Below the CLI,
-// each queue's backlog says what a draining consumer must still wait for. Tables
-// rp_test_*, keys rp_test:*; all removed at the end.
+// their producer and not due for an hour are left and counted, without waiting for them; tasks that went
+// dead on the way give exit status 4 and a count on the last line (they used to exit 0). Below the CLI,
+// each queue's backlog says what a draining consumer must still wait for, claims of other consumers too.
+// Tables rp_test_*, keys rp_test:*; all removed at the end.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <unistd.h>
@@ -160,6 +161,78 @@ TEST_F(ConsumeUntilEmptyTest, MySqlWaitsForAFailedTaskToComeBackAndEndsWithItDon
     EXPECT_EQ(field(stats, "claimed"), 0u);
     EXPECT_EQ(field(stats, "done"), 1u);
     EXPECT_EQ(field(stats, "dead"), 0u);
+}
+
+// One of two tasks always fails, with one attempt allowed: the drain ends, and says so.
+void expect_exit_4_and_one_dead_on_the_last_line(const std::string& source, const std::string& queue) {
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", source, "--queue", queue, "--exec",
+                                        "test \"$(cat)\" = good", "--max-attempts", "1", "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 4) << consume.describe();
+    const auto err = lines(consume.err);
+    ASSERT_FALSE(err.empty()) << consume.describe();
+    for (const char* expected : {"1 done", "1 dead", "exit status 4"})
+        EXPECT_NE(err.back().find(expected), std::string::npos) << expected << "\n" << consume.describe();
+}
+
+TEST_F(ConsumeUntilEmptyTest, RedisTasksThatWentDeadGiveExitStatus4AndACountOnTheLastLine) {
+    redis_->command({"RPUSH", queue_, "good", "bad"});
+    expect_exit_4_and_one_dead_on_the_last_line(redis_url_, queue_);
+    EXPECT_EQ(redis_->command({"LLEN", redis::dead_list(queue_)}).integer, 1);
+}
+
+TEST_F(ConsumeUntilEmptyTest, MySqlTasksThatWentDeadGiveExitStatus4AndACountOnTheLastLine) {
+    const std::string name = "rp_test_until_empty_d_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_d", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('good', NOW(6)), ('bad', NOW(6))");
+    expect_exit_4_and_one_dead_on_the_last_line(mysql_url_, table);
+    const auto stats = stats_of({"--source", mysql_url_, "--queue", table});
+    EXPECT_EQ(field(stats, "done"), 1u);
+    EXPECT_EQ(field(stats, "dead"), 1u);
+}
+
+// A claim whose owner's connection is gone (KILLed) is held and orphaned; one of a live connection is held.
+TEST_F(ConsumeUntilEmptyTest, MySqlBacklogCountsClaimsOtherConsumersHoldAndThoseWhoseOwnerIsGone) {
+    const std::string name = "rp_test_until_empty_h_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_h", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('a', NOW(6)), ('b', NOW(6))");
+    MySqlQueueOptions queue_options;
+    queue_options.table = table;
+    queue_options.claim_mode = ClaimMode::update_then_select;  // committed claims, as a consumer holds them
+    MySqlQueue live(options(), queue_options);
+    MySqlQueue gone(options(), queue_options);
+    ASSERT_EQ(live.claim(1).size(), 1u);
+    ASSERT_EQ(gone.claim(1).size(), 1u);
+    tables().execute(table, "KILL CONNECTION " + std::to_string(gone.owner_id()));
+    MySqlQueue drainer(options(), queue_options);
+    ASSERT_TRUE(wait_until([&] { return drainer.backlog().orphaned == 1; }, 5s)) << "the KILLed session never went";
+    const Backlog backlog = drainer.backlog();
+    EXPECT_EQ(backlog.waiting, 0u);
+    EXPECT_EQ(backlog.held, 2u);
+    const ReapResult reaped = drainer.reap(std::chrono::minutes(5));
+    EXPECT_EQ(reaped.released, 1u) << "only the claim whose owner is gone comes back";
+    EXPECT_EQ(drainer.backlog().waiting, 1u);
+}
+
+// A task whose claim is taken back once too often (--max-crashes 1) is dead too, whichever reaps it.
+TEST_F(ConsumeUntilEmptyTest, MySqlATaskWhoseConsumerDiedOnceTooOftenCountsAsDead) {
+    const std::string name = "rp_test_until_empty_k_" + std::to_string(::getpid());
+    const std::string ddl = mysql::queue_table_ddl(name);
+    const std::string table = tables().create("until_empty_k", ddl.substr(ddl.find('(')));
+    tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('good', NOW(6)), ('lost', NOW(6))");
+    MySqlQueueOptions queue_options;
+    queue_options.table = table;
+    queue_options.claim_mode = ClaimMode::update_then_select;
+    MySqlQueue gone(options(), queue_options);
+    ASSERT_EQ(gone.claim(1).size(), 1u);
+    tables().execute(table, "KILL CONNECTION " + std::to_string(gone.owner_id()));
+    const CliRun consume = run_rowpump({"queue", "consume", "--source", mysql_url_, "--queue", table, "--exec",
+                                        "cat > /dev/null", "--max-crashes", "1", "--until-empty"});
+    EXPECT_EQ(consume.exit_code, 4) << consume.describe();
+    ASSERT_FALSE(lines(consume.err).empty()) << consume.describe();
+    EXPECT_NE(lines(consume.err).back().find("1 done, 0 failed and retried later, 1 dead"), std::string::npos)
+        << consume.describe();
 }
 
 TEST_F(ConsumeUntilEmptyTest, TasksDelayedByTheirProducerAreLeftAndCounted) {

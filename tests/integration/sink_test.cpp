@@ -182,7 +182,7 @@ TEST(RedisSinkUnreachable, FailsAtOnceWithTheCauseAndARedactedMessage) {
     SinkSpec spec;
     spec.uri = "redis://:sekret@127.0.0.1:1/0";
     spec.queue = "rp_test:unreachable";
-    spec.retry_seconds = 30;
+    spec.timeouts.retry_budget = std::chrono::seconds(30);
     const auto start = Clock::now();
     try {
         make_sink(spec);
@@ -204,7 +204,7 @@ TEST(RedisOutage, BatchesWrittenWhileTheServerIsDownArriveWhenItReturns) {
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:outage";
-    spec.retry_seconds = 20;
+    spec.timeouts.retry_budget = std::chrono::seconds(20);
     auto sink = make_sink(spec);
     sink->write(numbered("before", 100));
 
@@ -236,7 +236,7 @@ TEST(RedisOutage, ABigWriteToADeadServerNeitherKillsTheProcessNorLosesTheBatch) 
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:sigpipe";
-    spec.retry_seconds = 20;
+    spec.timeouts.retry_budget = std::chrono::seconds(20);
     auto sink = make_sink(spec);
     std::vector<Message> batch;
     for (int i = 0; i < 4000; ++i) batch.push_back({std::to_string(i) + ":" + std::string(8000, 'x'), 0, 0});
@@ -257,7 +257,7 @@ TEST(RedisOutage, ServerKilledMidStreamLosesNoBatchStartedAfterTheKill) {
     SinkSpec spec;
     spec.uri = server.url();
     spec.queue = "rp_test:midstream";
-    spec.retry_seconds = 20;
+    spec.timeouts.retry_budget = std::chrono::seconds(20);
     auto sink = make_sink(spec);
 
     constexpr int batches = 40;

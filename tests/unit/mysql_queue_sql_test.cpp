@@ -13,7 +13,7 @@ namespace {
 
 std::size_t placeholders(const std::string& sql) { return static_cast<std::size_t>(std::count(sql.begin(), sql.end(), '?')); }
 
-const std::string ready_rows_of_jobs = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM `jobs` "
+const std::string ready_rows_of_jobs = "SELECT id, payload, version, attempts, CAST(available_at AS CHAR), crashes FROM `jobs` "
                                        "FORCE INDEX (`claim`) WHERE status = 'ready' AND priority = ? AND available_at <= NOW(6)";
 const std::string lost_claim = "status = 'claimed' AND claimed_at < NOW(6) AND (owner NOT IN (SELECT ID FROM "
                                "information_schema.PROCESSLIST) OR claimed_at < NOW(6) - INTERVAL ? MICROSECOND)";
@@ -44,7 +44,7 @@ TEST(MySqlQueueSqlTest, ClaimsReadOneLevelInClaimOrderThroughTheClaimIndex) {
 TEST(MySqlQueueSqlTest, WithoutAClaimIndexNothingIsForced) {
     const QueueSql sql("jobs", "");
     EXPECT_EQ(sql.due_ready.find("FORCE INDEX"), std::string::npos) << sql.due_ready;
-    EXPECT_EQ(sql.due_ready, "SELECT id, payload, version, attempts, CAST(available_at AS CHAR) FROM `jobs` WHERE "
+    EXPECT_EQ(sql.due_ready, "SELECT id, payload, version, attempts, CAST(available_at AS CHAR), crashes FROM `jobs` WHERE "
                              "status = 'ready' AND priority = ? AND available_at <= NOW(6) ORDER BY available_at, id LIMIT ?");
 }
 

@@ -107,7 +107,7 @@ TEST(TypedSinkTarget, MySqlOptionsArriveAsGivenWithTheirRetryBudget) {
     options.retry_budget = std::chrono::seconds(7);
     const SinkSpec spec = SinkSpec::mysql(options, "jobs");
     EXPECT_EQ(spec.queue, "jobs");
-    EXPECT_EQ(spec.retry_seconds, 7u);
+    EXPECT_EQ(spec.timeouts.retry_budget, std::chrono::seconds(7));
     EXPECT_EQ(spec.uri.find(awkward_password), std::string::npos) << spec.uri;
     EXPECT_EQ(sink_kind(spec), TargetKind::mysql);
 
