@@ -137,6 +137,9 @@ struct Prepared {
 Prepared prepare(const JobSpec& spec) {
     check_spec(spec);
     Prepared prepared;
+    // First: a replica that cannot be reached or an --http address that cannot be bound fails before the
+    // table is even looked at.
+    prepared.gate = std::make_unique<ThrottleGate>(spec.throttle, spec.mysql, spec.rate);
     prepared.spec = spec;
     apply_worker_format(prepared.spec);
     prepared.plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
@@ -144,7 +147,6 @@ Prepared prepare(const JobSpec& spec) {
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
     prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);
-    prepared.gate = std::make_unique<ThrottleGate>(spec.throttle, spec.mysql, spec.rate);
     return prepared;
 }
 
