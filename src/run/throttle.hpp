@@ -33,6 +33,8 @@ public:
         changed_.notify_all();
     }
     double rate() const { return rate_.load(); }
+    // Writes waiting for their turn now (/status: pages_waiting_for_rate).
+    int waiting() const { return waiting_.load(); }
 
     // Returns at once when `stop` is set, before or during the wait: a stopping run writes the pages it
     // holds without the cap instead of spending minutes on rows it has already read.
@@ -42,13 +44,17 @@ public:
         settle(now_());
         const double place = queued_;  // rows ahead of this write in the line
         queued_ += static_cast<double>(rows);
+        bool counted = false;
         while (!stop.load()) {
             const double rate = rate_.load();
-            if (rate <= 0) return;
+            if (rate <= 0) break;
             const double ahead = place - (paid_ + rate * seconds_since(paid_at_, now_()));
-            if (ahead <= 0) return;
+            if (ahead <= 0) break;
+            if (!counted) waiting_.fetch_add(1);
+            counted = true;
             changed_.wait_for(lock, std::chrono::duration<double>(std::min(ahead / rate, stop_poll_seconds)));
         }
+        if (counted) waiting_.fetch_sub(1);
     }
 
     // The page size that a rate allows: a quarter of a second of rows, so that the pages in flight (and
@@ -73,6 +79,7 @@ private:
 
     SteadyNow now_;
     std::atomic<double> rate_;
+    std::atomic<int> waiting_{0};
     std::mutex mutex_;
     std::condition_variable changed_;
     double queued_ = 0;  // rows that took a place in the line since the start; guarded by mutex_

@@ -81,6 +81,8 @@ http::Response status(ThrottleGate& gate) {
     json.Int(view.pages_held);
     json.Key("pages_writing");
     json.Int(view.pages_writing);
+    json.Key("pages_waiting_for_rate");
+    json.Int(view.pages_waiting_for_rate);
     json.Key("held_seconds");
     json.StartObject();
     for (const auto& [reason, seconds] : view.held_seconds) {

@@ -259,6 +259,7 @@ GateView ThrottleGate::view() {
     view.workers_held = workers_held_.load();
     view.pages_held = pages_held_.load();
     view.pages_writing = pages_writing_.load();
+    view.pages_waiting_for_rate = rate_.waiting();
     view.rate_limit = rate_.rate();
     view.max_lag_seconds = max_lag_.load();
     if (run_view_) view.run = run_view_();

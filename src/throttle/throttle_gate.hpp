@@ -58,6 +58,7 @@ struct GateView {
     int workers_held = 0;  // workers waiting at the closed gate before they read their next page
     int pages_held = 0;  // pages read and waiting at the closed gate before they are written
     int pages_writing = 0;  // pages past the gate, being written now
+    int pages_waiting_for_rate = 0;  // pages waiting for their turn under the rate cap
     double rate_limit = 0;
     double max_lag_seconds = 0;
     std::optional<RunView> run;
