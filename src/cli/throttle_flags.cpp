@@ -20,7 +20,7 @@ void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
     command.add_option("--pause-file", flags.pause_file, "Pause while this file exists");
     command.add_option("--http", flags.http,
                        "Serve /status, /metrics and POST /pause, /resume, /rate, /max-lag on HOST:PORT "
-                       "(PORT alone: 127.0.0.1)");
+                       "(PORT alone: 127.0.0.1; no authentication: see docs/throttling.md)");
 }
 
 ThrottleSpec throttle_spec(const ThrottleFlags& flags) {
