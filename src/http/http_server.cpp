@@ -1,4 +1,4 @@
-// rowpump's own HTTP/1.1 server, a justified hand-roll (docs/DESIGN.md, "The HTTP endpoint"): the
+// rowpump's own HTTP/1.1 server, a justified hand-roll (docs/DESIGN.md says so beside the driver walls): the
 // cpp-httplib that Debian 12 ships (0.11.4) reads a POST without Content-Length until the peer closes
 // (`curl -X POST URL` hung until curl gave up), cannot bound a connection's total header or body time,
 // and its pool threads block in reads, so two clients sending a header line every 2 s held both threads
@@ -65,7 +65,8 @@ const char* reason_phrase(int status) {
 
 std::string serialize(const Response& response) {
     return "HTTP/1.1 " + std::to_string(response.status) + " " + reason_phrase(response.status) +
-           "\r\nContent-Type: " + response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +
+           "\r\nContent-Type: " + response.content_type +
+           "\r\nContent-Length: " + std::to_string(response.body.size()) +
            "\r\nConnection: close\r\n\r\n" + response.body;
 }
 
@@ -136,7 +137,8 @@ void Server::Impl::serve() {
             if (connection.phase == Connection::Phase::reading) {
                 // One try, without waiting: a client this slow may not read it either.
                 const std::string timeout = serialize({408, "text/plain", "the request took over 5 s\n"});
-                [[maybe_unused]] const auto ignored = ::send(connection.fd, timeout.data(), timeout.size(), MSG_NOSIGNAL);
+                [[maybe_unused]] const auto ignored =
+                    ::send(connection.fd, timeout.data(), timeout.size(), MSG_NOSIGNAL);
             }
             connection.close();
         }
@@ -151,8 +153,9 @@ void Server::Impl::accept_all(clock::time_point now) {
         if (fd < 0) return;  // EAGAIN: no more waiting; anything else is the client's trouble, not ours
         if (connections.size() >= max_connections) {
             // The oldest connection makes room: a crowd of idle clients cannot lock the endpoint out.
-            const auto oldest = std::min_element(connections.begin(), connections.end(),
-                                                 [](const Connection& a, const Connection& b) { return a.deadline < b.deadline; });
+            const auto oldest =
+                std::min_element(connections.begin(), connections.end(),
+                                 [](const Connection& a, const Connection& b) { return a.deadline < b.deadline; });
             oldest->close();
             connections.erase(oldest);
         }

@@ -63,7 +63,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> decode_query(std
         if (part.empty()) continue;
         const auto equals = part.find('=');
         auto name = percent_decode(part.substr(0, equals), true);
-        auto value = percent_decode(equals == std::string_view::npos ? std::string_view() : part.substr(equals + 1), true);
+        const std::string_view raw = equals == std::string_view::npos ? std::string_view() : part.substr(equals + 1);
+        auto value = percent_decode(raw, true);
         if (!name || !value) return std::nullopt;
         pairs.emplace_back(std::move(*name), std::move(*value));
     }

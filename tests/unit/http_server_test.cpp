@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "http/http_server.hpp"
 #include "http/request_parser.hpp"
 #include "rowpump/error.hpp"
+#include "rowpump/log.hpp"
 #include "raw_http_client.hpp"
 #include "unit_helpers.hpp"
 
@@ -165,6 +167,22 @@ TEST(HttpAddress, KnowsLoopbackFromTheRest) {
     const auto any = http::listen_on("0.0.0.0", 0, "0.0.0.0:0", "--http");
     EXPECT_FALSE(any.loopback);
     ::close(any.fd);
+}
+
+// The endpoint has no authentication: an address other machines can reach is said so, loopback is not.
+TEST(HttpAddress, WarnsWhenOtherMachinesCanReachIt) {
+    std::vector<std::pair<LogLevel, std::string>> seen;
+    set_log_handler([&](LogLevel level, std::string_view message) { seen.emplace_back(level, message); });
+    const auto warnings = [&] {
+        return std::count_if(seen.begin(), seen.end(), [](const auto& line) {
+            return line.first == LogLevel::warning && line.second.find("no authentication") != std::string::npos;
+        });
+    };
+    { http::Server loopback("127.0.0.1:0", {}, "x"); }
+    EXPECT_EQ(warnings(), 0);
+    { http::Server everywhere("0.0.0.0:0", {}, "x"); }
+    set_log_handler({});
+    EXPECT_EQ(warnings(), 1);
 }
 
 TEST(RequestParser, NoContentLengthMeansNoBody) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "throttle/control_routes.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
@@ -106,6 +107,19 @@ TEST(ThrottleGate, HeldSecondsAreTheClocksTimeWhilePaused) {
     ASSERT_TRUE(after.held_seconds.count("paused"));
     EXPECT_DOUBLE_EQ(after.held_seconds.at("paused"), 3.0);
     EXPECT_FALSE(after.held_seconds.count("pause_file"));
+}
+
+// /status rounds its seconds to 3 decimals: 2.972, not 2.9716128669999999; still JSON numbers.
+TEST(ThrottleGate, StatusRoundsItsSeconds) {
+    SteppedClock clock;
+    ThrottleGate gate(pause_file_spec(), MySqlOptions{}, 1234.56789, [&] { return clock.now(); });
+    gate.pause();
+    clock.step(std::chrono::nanoseconds(2971612867));
+    gate.resume();
+    const http::Response status = throttle::handle_control(gate, http::Request{"GET", "/status", {}});
+    ASSERT_EQ(status.status, 200);
+    EXPECT_NE(status.body.find("\"held_seconds\":{\"paused\":2.972}"), std::string::npos) << status.body;
+    EXPECT_NE(status.body.find("\"rate_limit\":1234.568,"), std::string::npos) << status.body;
 }
 
 }  // namespace
