@@ -92,6 +92,9 @@ struct Server::Impl {
     ListenSocket listener;
     int wake = -1;
     std::vector<Connection> connections;  // the server thread's alone
+    // After an accept failed for want of resources (EMFILE, ENOBUFS), the listener rests until then: a
+    // listener still readable would wake the poll at once, again and again.
+    clock::time_point accept_again{};
     std::thread thread;
 
     ~Impl() {
@@ -113,7 +116,9 @@ void Server::Impl::serve() {
     for (;;) {
         auto now = clock::now();
         auto next = now + std::chrono::hours(1);
-        polled.assign({{wake, POLLIN, 0}, {listener.fd, POLLIN, 0}});
+        const bool accepting = now >= accept_again;
+        if (!accepting) next = std::min(next, accept_again);
+        polled.assign({{wake, POLLIN, 0}, {listener.fd, static_cast<short>(accepting ? POLLIN : 0), 0}});
         for (const auto& connection : connections) {
             const short events = connection.phase == Connection::Phase::answering ? POLLOUT : POLLIN;
             polled.push_back({connection.fd, events, 0});
@@ -150,7 +155,13 @@ void Server::Impl::serve() {
 void Server::Impl::accept_all(clock::time_point now) {
     for (;;) {
         const int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) return;  // EAGAIN: no more waiting; anything else is the client's trouble, not ours
+        if (fd < 0) {
+            // EAGAIN: no more waiting. A connection that failed before it was taken is the client's
+            // trouble; a want of descriptors or memory is ours: rest a little.
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                accept_again = now + std::chrono::milliseconds(100);
+            return;
+        }
         if (connections.size() >= max_connections) {
             // The oldest connection makes room: a crowd of idle clients cannot lock the endpoint out.
             const auto oldest =
