@@ -17,7 +17,7 @@ packages=(
   ruby-sidekiq celery python3-celery python3-redis
   openssl
   php-cli php-redis php-mysql
-  libcpp-httplib-dev prometheus
+  prometheus
 )
 bench_packages=(mydumper gnuplot-nox hyperfine time ruby-mysql2)
 

@@ -94,7 +94,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         ->check(real_number(0, max_flag_seconds));
     command->add_option("--due-column", options.due_column, "DATETIME column with each row's due time (delayed set)");
     command->add_option("--rate", options.rate, "At most this many rows per second over all workers (0: no cap)")
-        ->check(real_number(0));
+        ->check(real_number(rate_bounds));
     command->add_option("--high-water", options.high_water,
                         "Pause while the queue holds more ready tasks than this (0: never)")
         ->check(whole_number(0));

@@ -1,7 +1,7 @@
 #include "cli/number_flags.hpp"
 
 #include <charconv>
-#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace rowpump::cli {
@@ -10,17 +10,13 @@ namespace {
 
 std::string number_text(double value) {
     char buffer[32];
-    return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+    std::snprintf(buffer, sizeof buffer, "%.15g", value);
+    return buffer;
 }
 
 std::string whole_bounds(std::uint64_t min, std::uint64_t max) {
     if (max == UINT64_MAX) return "of at least " + std::to_string(min);
     return "from " + std::to_string(min) + " to " + std::to_string(max);
-}
-
-std::string real_bounds(double min, std::optional<double> max) {
-    if (!max) return "of at least " + number_text(min);
-    return "from " + number_text(min) + " to " + number_text(*max);
 }
 
 }  // namespace
@@ -39,18 +35,18 @@ CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
         max == UINT64_MAX ? ">=" + std::to_string(min) : "[" + std::to_string(min) + ".." + std::to_string(max) + "]");
 }
 
-CLI::Validator real_number(double min, std::optional<double> max) {
-    const std::string expected = "expected a number " + real_bounds(min, max);
+CLI::Validator real_number(double min, std::optional<double> max) { return real_number(NumberBounds{min, max}); }
+
+CLI::Validator real_number(const NumberBounds& bounds) {
+    const std::string expected = "expected " + describe(bounds);
+    const std::string range = bounds.max ? "[" + number_text(bounds.min) + ".." + number_text(*bounds.max) + "]"
+                                         : ">=" + number_text(bounds.min);
     return CLI::Validator(
         [=](std::string& text) -> std::string {
-            double value = 0;
-            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-                value < min || (max && value > *max))
-                return expected + ", got '" + text + "'";
+            if (!parse_bounded_number(text, bounds)) return expected + ", got '" + text + "'";
             return {};
         },
-        max ? "[" + number_text(min) + ".." + number_text(*max) + "]" : ">=" + number_text(min));
+        bounds.or_zero ? "0 or " + range : range);
 }
 
 }  // namespace rowpump::cli

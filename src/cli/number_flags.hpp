@@ -9,16 +9,20 @@
 #include <cstdint>
 #include <optional>
 
+#include "bounded_number.hpp"
+
 namespace rowpump::cli {
 
 // Decimal digits only, min <= value <= max. The text is rewritten in canonical form before CLI11
 // converts it (no leading zeros, so nothing is read as octal).
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max = UINT64_MAX);
 
-// A finite decimal number (no NaN, no infinity), min <= value, and <= max when one is given.
+// A plain decimal number within bounds, as parse_bounded_number reads it (the HTTP endpoint reads its
+// values with the same function and bounds).
 CLI::Validator real_number(double min, std::optional<double> max = std::nullopt);
+CLI::Validator real_number(const NumberBounds& bounds);
 
 // Seconds a flag may give: up to ten years, so that milliseconds always fit.
-constexpr double max_flag_seconds = 10.0 * 365 * 86400;
+constexpr double max_flag_seconds = max_user_seconds;
 
 }  // namespace rowpump::cli

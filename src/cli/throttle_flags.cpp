@@ -10,7 +10,7 @@ void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
                        "A replica to watch, mysql://user@host:port/db (repeatable; without a password, the source's for the same user): "
                        "reading pauses while one lags by more than --max-lag");
     command.add_option("--max-lag", flags.max_lag_seconds, "Most replica lag in seconds (default 1.5)")
-        ->check(real_number(0.001, max_flag_seconds));
+        ->check(real_number(max_lag_bounds));
     command.add_option("--lag-query", flags.lag_query,
                        "SQL run on each replica instead of the heartbeat; its first cell is the lag in seconds");
     command.add_option("--max-load", flags.max_load,
@@ -20,7 +20,7 @@ void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
     command.add_option("--pause-file", flags.pause_file, "Pause while this file exists");
     command.add_option("--http", flags.http,
                        "Serve /status, /metrics and POST /pause, /resume, /rate, /max-lag on HOST:PORT "
-                       "(PORT alone: 127.0.0.1)");
+                       "(PORT alone: 127.0.0.1; no authentication: see docs/throttling.md)");
 }
 
 ThrottleSpec throttle_spec(const ThrottleFlags& flags) {

@@ -1,17 +1,26 @@
 #pragma once
-// A small HTTP server on its own threads, for status, control and metrics. cpp-httplib stays in
-// http_server.cpp: handlers see only these types.
+// A small HTTP/1.1 server on one thread of its own, for status, control and metrics: handlers see only
+// these types. It is rowpump's own (http_server.cpp says why): every connection has a deadline, so slow
+// clients neither block the others nor keep a finished run alive.
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "http/listen_socket.hpp"
 
 namespace rowpump::http {
 
 struct Request {
     std::string method;  // GET, POST
-    std::string path;
-    std::map<std::string, std::string> query;  // decoded ?name=value pairs
+    std::string path;  // percent-decoded
+    // The decoded ?name=value pairs in their order, duplicates kept (so that a handler can refuse them).
+    std::vector<std::pair<std::string, std::string>> query;
+
+    // Every value given for `name`, in order.
+    std::vector<std::string> values(const std::string& name) const;
 };
 
 struct Response {
@@ -24,9 +33,11 @@ using Handler = std::function<Response(const Request&)>;
 
 class Server {
 public:
-    // Binds `address` (see parse_address; a bad or busy one is a UsageError, before anything runs) and
-    // serves `handler` on two threads until destroyed. The log says "<what> on http://HOST:PORT/".
+    // Binds `address` (parse_address, listen_on: a bad, unresolvable or busy one is a UsageError, before
+    // anything runs) and serves `handler` on its own thread until destroyed. The log says "<what> on
+    // http://HOST:PORT/", and warns when the address is reachable from other machines.
     Server(const std::string& address, Handler handler, const std::string& what);
+    // Returns at once, whatever the clients: open connections are closed, a request half sent is dropped.
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
@@ -38,10 +49,5 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-// Splits HOST:PORT ([v6]:PORT too); PORT or :PORT alone is 127.0.0.1: the endpoint controls the run
-// and has no authentication, so it is reachable from elsewhere only when a host says so. `flag` names
-// the option in the error. Throws UsageError.
-std::pair<std::string, int> parse_address(const std::string& address, const std::string& flag);
 
 }  // namespace rowpump::http

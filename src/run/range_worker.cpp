@@ -1,6 +1,7 @@
 #include "run/range_worker.hpp"
 
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "log.hpp"
@@ -33,17 +34,30 @@ bool read_range(const WorkerContext& context, RangeSource& source, RangeLease& l
         PageReader reader(session, context.plan, lease.range(), lease.resume_after());
         bool shrunk = false;
         PipelineHooks hooks;
+        // The sink's connection is the writer thread's; a held reader pings it only while no page is
+        // being written, and a held writer pings it itself.
+        std::mutex sink_use;
+        const auto ping_sink = [&] {
+            const std::lock_guard lock(sink_use);
+            source.keep_alive();
+        };
         hooks.between_pages = [&] {
-            context.gate.between_pages(context.stop, [&] {
+            context.gate.before_read(context.stop, [&] {
                 reader.keep_alive();
-                source.keep_alive();
+                ping_sink();
             });
             lease.between_pages(reader);
         };
         hooks.on_read = [&](std::size_t rows) { lease.on_read(rows); };
         hooks.write = [&](const EncodedPage& page) {
             context.rate.acquire(page.messages.size(), context.stop);
-            wait_below_high_water(source, context.spec.high_water, context.stop);
+            {
+                const std::lock_guard lock(sink_use);
+                wait_below_high_water(source, context.spec.high_water, context.stop);
+            }
+            // After the rate's wait: a pause that came meanwhile holds this page too.
+            const auto writing = context.gate.before_write(context.stop, ping_sink);
+            const std::lock_guard lock(sink_use);
             const PageWrite written = lease.write(page);
             shrunk = written == PageWrite::shrunk;
             return written == PageWrite::written;

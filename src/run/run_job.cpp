@@ -137,6 +137,9 @@ struct Prepared {
 Prepared prepare(const JobSpec& spec, const JobControl& control) {
     check_spec(spec);
     Prepared prepared;
+    // First: a replica that cannot be reached or an --http address that cannot be bound fails before the
+    // table is even looked at.
+    prepared.gate = std::make_unique<ThrottleGate>(spec.throttle, spec.mysql, spec.rate);
     prepared.spec = spec;
     // A stop must also end a wait on a Redis server that stopped answering (the sink's, the job store's).
     if (control.stop) prepared.spec.sink.stop = control.stop;
@@ -146,7 +149,6 @@ Prepared prepare(const JobSpec& spec, const JobControl& control) {
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
     prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);
-    prepared.gate = std::make_unique<ThrottleGate>(spec.throttle, spec.mysql, spec.rate);
     return prepared;
 }
 

@@ -4,6 +4,9 @@
 #include <rapidjson/writer.h>
 
 #include <cmath>
+#include <cstdio>
+
+#include "bounded_number.hpp"
 
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
@@ -15,8 +18,14 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// Seconds, rates and lags to 3 decimals: 2.972, not 2.9716128669999999 (still a JSON number).
+void rounded(Writer& json, double value) {
+    if (std::isfinite(value)) json.Double(std::round(value * 1000) / 1000);
+    else json.Null();
+}
+
 void optional_number(Writer& json, const std::optional<double>& value) {
-    if (value && std::isfinite(*value)) json.Double(*value);
+    if (value) rounded(json, *value);
     else json.Null();
 }
 
@@ -50,9 +59,9 @@ http::Response status(ThrottleGate& gate) {
     json.Key("reason");
     json.String(view.reason);
     json.Key("rate_limit");
-    json.Double(view.rate_limit);
+    rounded(json, view.rate_limit);
     json.Key("max_lag_seconds");
-    json.Double(view.max_lag_seconds);
+    rounded(json, view.max_lag_seconds);
     if (view.run) {
         const Pace run_pace = pace(view.run->progress);
         json.Key("rows_written");
@@ -60,17 +69,25 @@ http::Response status(ThrottleGate& gate) {
         json.Key("rows_estimated");
         json.Uint64(view.run->progress.estimated_rows);
         json.Key("rate");
-        json.Double(run_pace.rate);
+        rounded(json, run_pace.rate);
         json.Key("eta_seconds");
         optional_number(json, run_pace.eta_seconds);
         json.Key("seconds");
-        json.Double(view.run->progress.seconds);
+        rounded(json, view.run->progress.seconds);
     }
+    json.Key("workers_held");
+    json.Int(view.workers_held);
+    json.Key("pages_held");
+    json.Int(view.pages_held);
+    json.Key("pages_writing");
+    json.Int(view.pages_writing);
+    json.Key("pages_waiting_for_rate");
+    json.Int(view.pages_waiting_for_rate);
     json.Key("held_seconds");
     json.StartObject();
     for (const auto& [reason, seconds] : view.held_seconds) {
         json.Key(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
-        json.Double(seconds);
+        rounded(json, seconds);
     }
     json.EndObject();
     json.Key("replicas");
@@ -166,17 +183,26 @@ http::Response metrics_page(ThrottleGate& gate) {
     return {200, metrics::PrometheusText::content_type, page.text()};
 }
 
-std::optional<double> number_parameter(const http::Request& request) {
-    const auto value = request.query.find("value");
-    if (value == request.query.end()) return std::nullopt;
-    try {
-        std::size_t used = 0;
-        const double number = std::stod(value->second, &used);
-        if (used != value->second.size() || !std::isfinite(number) || number < 0) return std::nullopt;
-        return number;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
+// ?value=N, read as the command line reads the same flag: one value, a plain decimal number within the
+// flag's bounds. Else the line that says what is wrong.
+struct Value {
+    std::optional<double> number;
+    std::string problem;
+};
+
+Value value_parameter(const http::Request& request, const NumberBounds& bounds, const char* flag) {
+    const std::vector<std::string> values = request.values("value");
+    const std::string wanted = request.path + " needs ?value=N once, N " + describe(bounds) + " (as " + flag + ")";
+    if (values.size() != 1)
+        return {std::nullopt, wanted + (values.empty() ? "" : "; got it " + std::to_string(values.size()) + " times")};
+    if (auto number = parse_bounded_number(values[0], bounds)) return {number, ""};
+    return {std::nullopt, wanted + "; got '" + values[0] + "'"};
+}
+
+std::string number_text(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.15g", value);
+    return buffer;
 }
 
 http::Response text(int code, const std::string& body) { return {code, "text/plain", body + "\n"}; }
@@ -196,16 +222,17 @@ http::Response handle_control(ThrottleGate& gate, const http::Request& request) 
         gate.resume();
         return text(200, "resumed");
     }
-    if ((request.path == "/rate" || request.path == "/max-lag") && post) {
-        const auto value = number_parameter(request);
-        if (!value) return text(400, request.path + " needs ?value=N, a number >= 0");
-        if (request.path == "/rate") {
-            gate.set_rate(*value);
-            return text(200, *value > 0 ? "rate " + std::to_string(*value) + " rows/s" : "rate: no cap");
-        }
-        if (*value <= 0) return text(400, "/max-lag needs a value above 0 seconds");
-        gate.set_max_lag(*value);
-        return text(200, "max lag " + std::to_string(*value) + " s");
+    if (request.path == "/rate" && post) {
+        const Value value = value_parameter(request, rate_bounds, "--rate");
+        if (!value.number) return text(400, value.problem);
+        gate.set_rate(*value.number);
+        return text(200, *value.number > 0 ? "rate " + number_text(*value.number) + " rows/s" : "rate: no cap");
+    }
+    if (request.path == "/max-lag" && post) {
+        const Value value = value_parameter(request, max_lag_bounds, "--max-lag");
+        if (!value.number) return text(400, value.problem);
+        gate.set_max_lag(*value.number);
+        return text(200, "max lag " + number_text(*value.number) + " s");
     }
     return text(404, "no such endpoint: " + request.method + " " + request.path +
                          " (GET /status, GET /metrics, POST /pause, /resume, /rate?value=N, /max-lag?value=S)");

@@ -41,8 +41,9 @@ std::string to_string(GateState state) {
     return "running";
 }
 
-ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate)
-    : spec_(spec), rate_(rate), max_lag_(std::chrono::duration<double>(spec.max_lag).count()) {
+ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate, SteadyNow now)
+    : spec_(spec), now_(std::move(now)), rate_(rate, now_),
+      max_lag_(std::chrono::duration<double>(spec.max_lag).count()) {
     if (!spec_.any()) return;
     if (spec_.max_lag.count() <= 0) throw UsageError("--max-lag must be more than 0 seconds");
     if (!spec_.replicas.empty() && spec_.lag_query.empty())
@@ -55,11 +56,13 @@ ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary
     }
     load_ = std::make_unique<throttle::LoadProbe>(primary, spec_.max_load, spec_.critical_load);
     look();
-    watcher_ = std::thread([this] { watch(); });
+    // The endpoint before the watcher: a bad --http address throws here, and no thread runs yet to be
+    // destroyed joinable (which aborted the process).
     if (!spec_.http.empty())
         http_ = std::make_unique<http::Server>(
             spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); },
             "status and control (/status, /metrics, POST /pause, /resume, /rate, /max-lag)");
+    watcher_ = std::thread([this] { watch(); });
 }
 
 ThrottleGate::~ThrottleGate() {
@@ -72,18 +75,23 @@ ThrottleGate::~ThrottleGate() {
     if (watcher_.joinable()) watcher_.join();
 }
 
-void ThrottleGate::wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive) {
-    auto next_ping = clock::now() + keep_alive_interval;
+void ThrottleGate::wait_until_open(std::atomic<int>& waiting, const std::atomic<bool>& stop,
+                                   const std::function<void()>& keep_alive) {
+    // Pings keep real time, whatever now_ says: they are for the servers' idle timeouts.
+    using real = std::chrono::steady_clock;
+    auto next_ping = real::now() + keep_alive_interval;
+    waiting.fetch_add(1);
     std::unique_lock lock(mutex_);
     // The stop flag is set without the mutex (a signal, another worker's failure): look at it often.
     while (!open_.load() && !stop.load()) {
         changed_.wait_for(lock, look_interval);
-        if (clock::now() < next_ping) continue;
+        if (real::now() < next_ping) continue;
         lock.unlock();
         keep_alive();
-        next_ping = clock::now() + keep_alive_interval;
+        next_ping = real::now() + keep_alive_interval;
         lock.lock();
     }
+    waiting.fetch_sub(1);
 }
 
 std::unique_ptr<ThrottleGate::Pass> ThrottleGate::attach(std::atomic<bool>& halt, std::function<void()> wake,
@@ -105,28 +113,37 @@ void ThrottleGate::detach() {
 }
 
 void ThrottleGate::pause() {
+    // Decided here, on what the last look saw: the gate is closed when this returns.
     paused_.store(true);
-    look();
+    std::lock_guard lock(mutex_);
+    decide(now_());
 }
 
 void ThrottleGate::resume() {
     paused_.store(false);
-    look();
+    std::lock_guard lock(mutex_);
+    decide(now_());
 }
 
 void ThrottleGate::set_max_lag(double seconds) {
     max_lag_.store(seconds);
-    look();
+    // The replicas' lag is compared with it in a look: the watcher makes one at once.
+    {
+        std::lock_guard lock(mutex_);
+        look_now_ = true;
+    }
+    changed_.notify_all();
 }
 
 void ThrottleGate::watch() {
     std::unique_lock lock(mutex_);
     while (!done_) {
+        look_now_ = false;
         lock.unlock();
         if (heartbeat_) heartbeat_->beat();
         look();
         lock.lock();
-        changed_.wait_for(lock, look_interval, [this] { return done_; });
+        changed_.wait_for(lock, look_interval, [this] { return done_ || look_now_; });
     }
 }
 
@@ -135,55 +152,65 @@ void ThrottleGate::look() {
     std::lock_guard look_lock(look_mutex_);
     const double max_lag = max_lag_.load();
     std::vector<ReplicaView> replicas;
-    std::string lag_reason;
+    Readings readings;
     for (auto& probe : replicas_) {
         const throttle::LagReading reading = probe->read(heartbeat_ ? heartbeat_->database() : std::string());
         ReplicaView view{probe->name(), reading.seconds, reading.problem, reading.lagging(max_lag)};
-        if (view.lagging && lag_reason.empty())
-            lag_reason = "replica " + view.name + " " +
-                         (!reading.problem.empty() ? reading.problem
-                          : reading.seconds        ? "lag " + seconds_text(*reading.seconds) + " > " + seconds_text(max_lag)
-                                                   : "lag unknown");
+        if (view.lagging && readings.lag_reason.empty())
+            readings.lag_reason =
+                "replica " + view.name + " " +
+                (!reading.problem.empty() ? reading.problem
+                 : reading.seconds        ? "lag " + seconds_text(*reading.seconds) + " > " + seconds_text(max_lag)
+                                          : "lag unknown");
         replicas.push_back(std::move(view));
     }
     throttle::LoadReading load;
     throttle::LoadReading critical;
     if (load_) load_->read(load, critical);
+    readings.load_over = load.over;
     std::error_code error;
-    const bool pause_file = !spec_.pause_file.empty() && std::filesystem::exists(spec_.pause_file, error);
+    readings.pause_file = !spec_.pause_file.empty() && std::filesystem::exists(spec_.pause_file, error);
 
     std::lock_guard lock(mutex_);
-    const auto now = clock::now();
+    const auto now = now_();
     note_critical(critical.over, now);
+    readings_ = std::move(readings);
+    replica_views_ = std::move(replicas);
+    decide(now);
+}
+
+void ThrottleGate::decide(clock::time_point now) {
     GateState state = GateState::running;
     std::string reason;
     std::vector<std::string> holding;
     if (paused_.load()) holding.push_back("paused");
-    if (pause_file) holding.push_back("pause_file");
-    if (!lag_reason.empty()) holding.push_back("replica_lag");
-    if (load.over) holding.push_back("load");
+    if (readings_.pause_file) holding.push_back("pause_file");
+    if (!readings_.lag_reason.empty()) holding.push_back("replica_lag");
+    if (readings_.load_over) holding.push_back("load");
     if (!critical_stop_.empty() || (halt_ && halt_->load())) {
         state = GateState::stopping;
         reason = critical_stop_.empty() ? "stop requested" : critical_stop_;
+        holding.clear();
     } else if (paused_.load()) {
         state = GateState::paused;
         reason = "paused over HTTP (POST /resume goes on)";
-    } else if (pause_file) {
+    } else if (readings_.pause_file) {
         state = GateState::paused;
         reason = "pause file " + spec_.pause_file + " exists";
-    } else if (!lag_reason.empty()) {
+    } else if (!readings_.lag_reason.empty()) {
         state = GateState::throttled;
-        reason = lag_reason;
-    } else if (load.over) {
+        reason = readings_.lag_reason;
+    } else if (readings_.load_over) {
         state = GateState::throttled;
-        reason = "load " + *load.over;
+        reason = "load " + *readings_.load_over;
     }
-    if (last_look_ != clock::time_point{}) {
+    // The time since the last decision goes to what held the copy then.
+    if (last_look_ != clock::time_point{} && now > last_look_) {
         const double elapsed = std::chrono::duration<double>(now - last_look_).count();
-        if (state != GateState::stopping)
-            for (const auto& name : holding) held_seconds_[name] += elapsed;
+        for (const auto& name : holding_) held_seconds_[name] += elapsed;
     }
-    last_look_ = now;
+    if (last_look_ == clock::time_point{} || now > last_look_) last_look_ = now;
+    holding_ = std::move(holding);
     if (state != state_ || reason != reason_) {
         if (state == GateState::running)
             log().info("reading goes on ({} before)", reason_);
@@ -192,10 +219,9 @@ void ThrottleGate::look() {
     }
     state_ = state;
     reason_ = reason;
-    replica_views_ = std::move(replicas);
     const bool open = state == GateState::running || state == GateState::stopping;
     if (open != open_.load()) {
-        open_.store(open, std::memory_order_release);
+        open_.store(open);
         changed_.notify_all();
     }
 }
@@ -230,6 +256,10 @@ GateView ThrottleGate::view() {
         view.replicas = replica_views_;
         view.held_seconds = held_seconds_;
     }
+    view.workers_held = workers_held_.load();
+    view.pages_held = pages_held_.load();
+    view.pages_writing = pages_writing_.load();
+    view.pages_waiting_for_rate = rate_.waiting();
     view.rate_limit = rate_.rate();
     view.max_lag_seconds = max_lag_.load();
     if (run_view_) view.run = run_view_();

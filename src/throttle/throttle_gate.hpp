@@ -1,8 +1,10 @@
 #pragma once
-// The one place a copy asks whether it may read its next page. A thread of its own keeps the heartbeat
-// on the primary, looks at the replicas, the server's load and the pause file every 100 ms, and opens or
-// closes the gate; workers only read an atomic while it is open. It also holds the rate cap, the manual
-// pause and --max-lag that the HTTP endpoint changes, and what /status and /metrics show.
+// The one place a copy asks whether it may read its next page, and write the next page it read. A thread
+// of its own keeps the heartbeat on the primary, looks at the replicas, the server's load and the pause
+// file every 100 ms, and opens or closes the gate; workers only read an atomic while it is open. It also
+// holds the rate cap, the manual pause and --max-lag that the HTTP endpoint changes, and what /status and
+// /metrics show. A pause closes the gate before POST /pause returns: from then on, only the pages whose
+// writing had begun still land, one per worker at most.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "rowpump/job.hpp"
@@ -52,6 +55,10 @@ struct GateView {
     std::string reason;  // why it is not running; empty while it is
     std::vector<ReplicaView> replicas;
     std::map<std::string, double> held_seconds;  // by reason: replica_lag, load, pause_file, paused
+    int workers_held = 0;  // workers waiting at the closed gate before they read their next page
+    int pages_held = 0;  // pages read and waiting at the closed gate before they are written
+    int pages_writing = 0;  // pages past the gate, being written now
+    int pages_waiting_for_rate = 0;  // pages waiting for their turn under the rate cap
     double rate_limit = 0;
     double max_lag_seconds = 0;
     std::optional<RunView> run;
@@ -62,16 +69,47 @@ public:
     // Connects to the replicas and the primary, makes the first look (so a pause file or a lagging replica
     // holds the very first page), and starts the HTTP endpoint: everything a bad spec can fail on fails
     // here, as a UsageError, before a row is read.
-    ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate);
+    // `now`: the clock of the held seconds and the rate cap (a test's own steps it).
+    ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate,
+                 SteadyNow now = &std::chrono::steady_clock::now);
     ~ThrottleGate();
     ThrottleGate(const ThrottleGate&) = delete;
     ThrottleGate& operator=(const ThrottleGate&) = delete;
 
-    // Between two pages: returns at once while the gate is open, else when it opens or `stop` is set,
-    // calling `keep_alive` about once a second meanwhile (the worker's idle connections).
+    // Before a worker reads its next page: returns at once while the gate is open, else when it opens or
+    // `stop` is set, calling `keep_alive` about once a second meanwhile (the worker's idle connections).
     template <class KeepAlive>
-    void between_pages(const std::atomic<bool>& stop, KeepAlive&& keep_alive) {
-        if (!open_.load(std::memory_order_acquire)) wait_until_open(stop, keep_alive);
+    void before_read(const std::atomic<bool>& stop, KeepAlive&& keep_alive) {
+        if (!open_.load()) wait_until_open(workers_held_, stop, keep_alive);
+    }
+
+    // While it lives, a page is being written: counted in /status (pages_writing).
+    class Writing {
+    public:
+        explicit Writing(std::atomic<int>& writing) : writing_(&writing) {}  // adopts one count
+        Writing(Writing&& other) noexcept : writing_(std::exchange(other.writing_, nullptr)) {}
+        Writing& operator=(Writing&&) = delete;
+        ~Writing() {
+            if (writing_) writing_->fetch_sub(1);
+        }
+
+    private:
+        std::atomic<int>* writing_;
+    };
+
+    // Before a worker writes a page it read: as before_read. The pages read before the gate closed wait
+    // here, so that a pause holds them too.
+    template <class KeepAlive>
+    [[nodiscard]] Writing before_write(const std::atomic<bool>& stop, KeepAlive&& keep_alive) {
+        // Counted as writing before the gate is looked at: once a pause has closed it, every page that
+        // will still land is in pages_writing.
+        pages_writing_.fetch_add(1);
+        while (!open_.load() && !stop.load()) {
+            pages_writing_.fetch_sub(1);
+            wait_until_open(pages_held_, stop, keep_alive);
+            pages_writing_.fetch_add(1);
+        }
+        return Writing(pages_writing_);
     }
 
     RateLimiter& rate() { return rate_; }
@@ -101,15 +139,28 @@ public:
     std::string describe() const;
 
 private:
-    void wait_until_open(const std::atomic<bool>& stop, const std::function<void()>& keep_alive);
+    // What the last look saw, beside the manual pause: decide() turns it into the gate's state.
+    struct Readings {
+        std::string lag_reason;  // empty: no replica lags
+        std::optional<std::string> load_over;
+        bool pause_file = false;
+    };
+
+    void wait_until_open(std::atomic<int>& waiting, const std::atomic<bool>& stop,
+                         const std::function<void()>& keep_alive);
     void detach();
     void watch();
     void look();  // one look at everything; mutex_ not held
+    void decide(std::chrono::steady_clock::time_point now);  // mutex_ held
     void note_critical(const std::optional<std::string>& over, std::chrono::steady_clock::time_point now);
 
     ThrottleSpec spec_;
+    SteadyNow now_;
     RateLimiter rate_;
     std::atomic<bool> open_{true};
+    std::atomic<int> workers_held_{0};
+    std::atomic<int> pages_held_{0};
+    std::atomic<int> pages_writing_{0};
     std::atomic<double> max_lag_;
     std::atomic<bool> paused_{false};
 
@@ -123,6 +174,9 @@ private:
     std::condition_variable changed_;
     GateState state_ = GateState::running;  // guarded by mutex_, as everything below
     std::string reason_;
+    Readings readings_;
+    std::vector<std::string> holding_;  // what held the copy since last_look_
+    bool look_now_ = false;  // the watcher looks at once (a new --max-lag)
     std::vector<ReplicaView> replica_views_;
     std::map<std::string, double> held_seconds_;
     std::chrono::steady_clock::time_point last_look_{};

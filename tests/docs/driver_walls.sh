@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Each driver lives behind one wall: Connector/C++ and MariaDB Connector/C in src/mysql, hiredis in
-# src/redis, oneTBB in src/run, cpp-httplib in src/http. Everything else sees rowpump's own types
-# (mysql::Rows and RowCells, redis::Reply, the run/ interfaces, http::Request and Response).
+# src/redis, oneTBB in src/run. Everything else sees rowpump's own types (mysql::Rows and RowCells,
+# redis::Reply, the run/ interfaces). The HTTP endpoint is rowpump's own code (src/http), on no driver.
 # A failure lists each line that crosses a wall as FILE:LINE: text.
 #
 #   tests/docs/driver_walls.sh [ROOT]    ROOT: the tree to check (default: this repository)
@@ -28,13 +28,11 @@ check mysql "a Connector/C++ header" '#\s*include\s*<(cppconn/|jdbc/|mysql_drive
 check mysql "a MariaDB Connector/C header" '#\s*include\s*<(mysql\.h|mysql/|mariadb/|errmsg\.h|mysqld_error\.h|ma_[a-z_]+\.h|mysql_com\.h)'
 check redis "a hiredis header" '#\s*include\s*<(hiredis/|hiredis\.h|async\.h)'
 check run "a oneTBB header" '#\s*include\s*<(tbb/|oneapi/)'
-check http "a cpp-httplib header" '#\s*include\s*<httplib\.h>'
 # Their types and calls. `sql::` is Connector/C++'s namespace; rowpump's own `mysql::` does not count.
 check mysql "a Connector/C++ type" '(?<![A-Za-z_:])sql::|\bSQLString\b|\bResultSet\b|asStdString\(\)'
 check mysql "a MariaDB Connector/C type or call" '\b(MYSQL|MYSQL_RES|MYSQL_FIELD|MYSQL_STMT)\s*\*|\b(MYSQL_ROW|MYSQL_BIND)\b|\bmysql_(init|close|real_\w+|use_result|store_result|fetch_\w+|free_result|num_\w+|errno|error|sqlstate|options4?|ping|stmt_\w+|library_\w+|set_\w+|field_count|affected_rows|next_result|thread_id|select_db)\s*\('
 check redis "a hiredis type or call" '\b(redisContext|redisReply|redisCommand\w*|redisAppend\w*|redisGetReply|freeReplyObject)\b'
 check run "a oneTBB type" '\b(tbb|oneapi)::'
-check http "a cpp-httplib type" '\bhttplib::'
 
 if ((failures > 0)); then
   echo "$failures driver wall(s) crossed"
