@@ -20,26 +20,6 @@ void add_redis_name_options(CLI::App& command, QueueOptions& options) {
         ->check(CLI::IsMember({"ms", "s"}));
 }
 
-// The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
-void add_server_timeouts(CLI::App& command, QueueOptions& options) {
-    const ServerTimeouts defaults;
-    command.add_option("--read-timeout", options.read_timeout_seconds,
-                       "Seconds one socket read may wait for a server (MySQL or Redis) that stopped answering, 0 "
-                       "forever (default " + std::to_string(defaults.read_timeout.count()) +
-                           "; a blocking pop waits its block time on top)")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
-    command.add_option("--write-timeout", options.write_timeout_seconds,
-                       "Seconds one socket write may stall, 0 forever (default " +
-                           std::to_string(defaults.write_timeout.count()) + ")")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
-    command.add_option("--retry-budget", options.retry_budget_seconds,
-                       "Seconds a lost connection, timed-out read, deadlock or server restart is retried, from its "
-                       "first failure, before the command fails (default " +
-                           std::to_string(defaults.retry_budget.count()) +
-                           "); a frozen server ends the command after about --read-timeout plus this")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
-}
-
 // Every subcommand names its queue the same way.
 void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--source", options.source,
@@ -54,7 +34,8 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
     command.add_option("--return-to", options.return_list,
                        "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
     add_redis_name_options(command, options);
-    add_server_timeouts(command, options);
+    // The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
+    add_timeout_flags(command, options.timeouts);
 }
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {

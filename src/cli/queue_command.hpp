@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/timeout_flags.hpp"
+
 namespace rowpump::cli {
 
 struct QueueOptions {
@@ -18,10 +20,7 @@ struct QueueOptions {
     std::string list_key = "{queue}:p:{level}";  // Redis: the producer's --list-key
     std::string delayed_key = "{queue}:delayed";  // Redis: the producer's --delayed-key
     std::string delay_score = "ms";               // Redis: the producer's --delay-score
-    // --read-timeout, --write-timeout, --retry-budget; unset: the ServerTimeouts defaults (stated in --help)
-    std::optional<std::size_t> read_timeout_seconds;
-    std::optional<std::size_t> write_timeout_seconds;
-    std::optional<std::size_t> retry_budget_seconds;
+    TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume
     std::string exec;

@@ -16,28 +16,17 @@ milliseconds flag_milliseconds(double seconds, const char* flag) {
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
 }
 
-namespace {
-
-// The one place the queue commands' connections get their timeouts and retry budget from.
-void apply_server_timeouts(const QueueOptions& options, ServerTimeouts& timeouts) {
-    if (options.read_timeout_seconds) timeouts.read_timeout = std::chrono::seconds(*options.read_timeout_seconds);
-    if (options.write_timeout_seconds) timeouts.write_timeout = std::chrono::seconds(*options.write_timeout_seconds);
-    if (options.retry_budget_seconds) timeouts.retry_budget = std::chrono::seconds(*options.retry_budget_seconds);
-}
-
-}  // namespace
-
 QueueSource parse_queue_source(const QueueOptions& options) {
     if (options.source.empty())
         throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
     QueueSource source;
     if (target_kind(options.source, TargetRole::queue_source) == TargetKind::mysql) {
         source.mysql = MySqlOptions::from_url(options.source);
-        apply_server_timeouts(options, *source.mysql);
+        options.timeouts.apply(*source.mysql);
         source.redacted = source.mysql->redacted();
     } else {
         source.redis = RedisOptions::from_url(options.source);
-        apply_server_timeouts(options, *source.redis);
+        options.timeouts.apply(*source.redis);
         source.redacted = source.redis->redacted();
     }
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");

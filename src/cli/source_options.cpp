@@ -8,9 +8,7 @@ namespace rowpump::cli {
 
 MySqlOptions SourceOptions::mysql() const {
     MySqlOptions options = mysql_url.empty() ? MySqlOptions::from_env() : MySqlOptions::from_url(mysql_url);
-    if (read_timeout_seconds) options.read_timeout = std::chrono::seconds(*read_timeout_seconds);
-    if (write_timeout_seconds) options.write_timeout = std::chrono::seconds(*write_timeout_seconds);
-    if (retry_budget_seconds) options.retry_budget = std::chrono::seconds(*retry_budget_seconds);
+    timeouts.apply(options);
     if (!set_vars.empty()) options.session_variables = parse_session_variables(set_vars, "--set-vars");
     return options;
 }
@@ -53,28 +51,11 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
     command.add_option("--null-keys", options.null_keys,
                        "Rows with a NULL key: refuse (say how many) or first (read them first, by primary key)")
         ->check(CLI::IsMember({"refuse", "first"}));
-    const MySqlOptions connection_defaults;
     const ReadSpec read_defaults;
-    command.add_option("--read-timeout", options.read_timeout_seconds,
-                       "Seconds one socket read may wait for a server that stopped answering, 0 forever: the MySQL "
-                       "source, and every connection to the sink's server (default " +
-                           std::to_string(connection_defaults.read_timeout.count()) +
-                           "; page reads wait --page-timeout + 5 s)")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
-    command.add_option("--write-timeout", options.write_timeout_seconds,
-                       "Seconds one socket write to MySQL or the sink's server may stall, 0 forever (default " +
-                           std::to_string(connection_defaults.write_timeout.count()) + ")")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
+    add_timeout_flags(command, options.timeouts);
     command.add_option("--page-timeout", options.page_timeout_seconds,
                        "Seconds the server lets one page query run (max_statement_time), 0 no limit (default " +
                            std::to_string(read_defaults.page_timeout.count()) + ")")
-        ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
-    command.add_option("--retry-budget", options.retry_budget_seconds,
-                       "Seconds a lost connection, deadlock or server restart is retried, from its first failure, "
-                       "before the run fails (default " +
-                           std::to_string(connection_defaults.retry_budget.count()) +
-                           "; also for the sink's server and the job store). A server that is frozen, not down, "
-                           "ends a run after about --read-timeout plus this")
         ->check(CLI::Range(std::size_t{0}, std::size_t{86400}));
     command.add_option("--set-vars", options.set_vars,
                        "Session variables for every source connection, name=value,... (e.g. "

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/timeout_flags.hpp"
 #include "rowpump/options.hpp"
 #include "rowpump/reader.hpp"
 
@@ -20,11 +21,9 @@ struct SourceOptions {
     std::size_t page_size = ReadSpec{}.page_size;
     std::string strategy = "keyset";
     std::string null_keys = "refuse";
-    // Unset: the URL's value, else the defaults of MySqlOptions and ReadSpec (stated in --help).
-    std::optional<std::size_t> read_timeout_seconds;
-    std::optional<std::size_t> write_timeout_seconds;
+    TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
+    // Unset: ReadSpec's default (stated in --help).
     std::optional<std::size_t> page_timeout_seconds;
-    std::optional<std::size_t> retry_budget_seconds;
     std::string set_vars;  // --set-vars name=value,...: session variables of every source connection
 
     MySqlOptions mysql() const;

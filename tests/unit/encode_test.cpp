@@ -21,16 +21,7 @@ namespace {
 using namespace std::string_literals;
 
 using test::column;
-
-// One row holding `values` (nullopt for NULL).
-Page one_row(const std::vector<std::optional<std::string>>& values) {
-    Page page(values.size());
-    for (const auto& value : values) {
-        if (value) page.append(*value);
-        else page.append_null();
-    }
-    return page;
-}
+using test::one_row;
 
 std::string encode(Format format, const std::vector<Column>& columns, const Page& page, std::size_t row = 0) {
     std::string out;

@@ -14,16 +14,8 @@ namespace rowpump {
 namespace {
 
 using test::column;
+using test::one_row;
 using namespace std::string_literals;
-
-Page one_row(const std::vector<std::optional<std::string>>& values) {
-    Page page(values.size());
-    for (const auto& value : values) {
-        if (value) page.append(*value);
-        else page.append_null();
-    }
-    return page;
-}
 
 std::string encode(Format format, const std::vector<Column>& columns, const Page& page, const PayloadOptions& payload) {
     std::string out;
