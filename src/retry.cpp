@@ -5,6 +5,11 @@
 
 namespace rowpump {
 
+std::atomic<std::uint64_t>& retries_total() {
+    static std::atomic<std::uint64_t> retries{0};  // one per process, in the library
+    return retries;
+}
+
 std::chrono::milliseconds retry_backoff(int attempt) {
     static thread_local std::mt19937 random{std::random_device{}()};
     const auto base = std::chrono::milliseconds(100) * (1 << std::clamp(attempt - 1, 0, 5));

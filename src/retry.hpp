@@ -3,11 +3,12 @@
 // a server that is restarting) is tried again after an exponential backoff with jitter, until a deadline
 // that starts at the first failure. The worst-case wait is therefore the budget itself, however the
 // retries nest: a reconnect inside a retried statement spends the same budget instead of its own.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
-#include "metrics/run_counters.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -15,6 +16,10 @@ namespace rowpump {
 // 100 ms doubling per attempt up to 3.2 s, plus up to as much again of random jitter, so that workers
 // that failed together do not come back together.
 std::chrono::milliseconds retry_backoff(int attempt);
+
+// Transient failures retried in this process, MySQL and Redis alike (/metrics: rowpump_retries_total).
+// Counted here, at the bottom of the house, so that the retry loop depends on nothing above it.
+std::atomic<std::uint64_t>& retries_total();
 
 // "45 s", "1500 ms": a duration as the messages of a retry say it.
 std::string describe_duration(std::chrono::milliseconds duration);
@@ -47,7 +52,7 @@ auto retry_transient(std::chrono::milliseconds budget, Action&& action, Recover&
         } catch (const Error& error) {
             if (!error.is_transient()) throw;
             if (!deadline) deadline.emplace(budget);
-            metrics::run_counters().retries.fetch_add(1, std::memory_order_relaxed);
+            retries_total().fetch_add(1, std::memory_order_relaxed);
             recover(error, attempt, *deadline);
         }
     }

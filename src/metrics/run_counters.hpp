@@ -1,6 +1,7 @@
 #pragma once
 // Counters of the whole process since it started, as Prometheus counters are: /metrics reads them, the
-// page pipeline and the retry loop move them. Atomics, so that counting costs a worker next to nothing.
+// page pipeline moves them (the retry loop counts its own, retries_total() in retry.hpp). Atomics, so
+// that counting costs a worker next to nothing.
 #include <atomic>
 #include <cstdint>
 
@@ -11,7 +12,6 @@ struct RunCounters {
     std::atomic<std::uint64_t> rows_written{0};
     std::atomic<std::uint64_t> pages_read{0};
     std::atomic<std::uint64_t> pages_written{0};
-    std::atomic<std::uint64_t> retries{0};  // transient failures retried (MySQL and Redis)
 
     void page_read(std::uint64_t rows) {
         pages_read.fetch_add(1, std::memory_order_relaxed);

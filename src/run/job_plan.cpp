@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "route/router.hpp"
-#include "run/throttle.hpp"
+#include "throttle/rate_limiter.hpp"
 
 namespace rowpump {
 

@@ -8,7 +8,7 @@
 #include "run/page_pipeline.hpp"
 #include "run/range_source.hpp"
 #include "run/snapshot_sessions.hpp"
-#include "run/throttle.hpp"
+#include "throttle/rate_limiter.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {

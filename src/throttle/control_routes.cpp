@@ -10,6 +10,7 @@
 
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
+#include "retry.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump::throttle {
@@ -145,7 +146,7 @@ http::Response metrics_page(ThrottleGate& gate) {
     counter("rowpump_rows_written_total", "Rows written to the sink.", counters.rows_written);
     counter("rowpump_pages_read_total", "Pages read from the source table.", counters.pages_read);
     counter("rowpump_pages_written_total", "Pages written to the sink.", counters.pages_written);
-    counter("rowpump_retries_total", "Transient MySQL and Redis failures that were retried.", counters.retries);
+    counter("rowpump_retries_total", "Transient MySQL and Redis failures that were retried.", retries_total());
 
     page.family("rowpump_throttled_seconds_total", "counter", "Seconds reading was held, by reason.");
     for (const char* reason : {"replica_lag", "load", "pause_file", "paused"}) {

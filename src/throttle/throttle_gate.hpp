@@ -20,7 +20,7 @@
 
 #include "rowpump/job.hpp"
 #include "rowpump/throttle.hpp"
-#include "run/throttle.hpp"
+#include "throttle/rate_limiter.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-// The rate cap (src/run/throttle.hpp) on a stepped clock: writes wait their turn in rows, and a new rate
+// The rate cap (src/throttle/rate_limiter.hpp) on a stepped clock: writes wait their turn in rows, and a new rate
 // applies to a write that is waiting already (0 frees it, a higher rate moves it up).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "run/throttle.hpp"
+#include "throttle/rate_limiter.hpp"
 
 namespace rowpump {
 namespace {
