@@ -16,6 +16,7 @@
 #include "run/range_worker.hpp"
 #include "run/run_workers.hpp"
 #include "sink/sink_target.hpp"
+#include "sink/sinks.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
@@ -198,7 +199,7 @@ void add_pass(JobSummary& summary, JobSummary pass) {
 }
 
 JobSummary run_without_job_id(const Prepared& prepared, const JobControl& control, std::size_t workers) {
-    make_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
+    check_sink(prepared.spec.sink);  // fails here, before any row is read, when the sink is unusable
     PartitionPlan partitions = plan_job_partitions(prepared.spec, *prepared.plan, workers);
     log().info("{} rows estimated in {} ranges of {}, {} workers; {}", partitions.estimated_rows,
                partitions.partitions.size(), prepared.plan->table.quoted_name(), workers, describe_planning(partitions));

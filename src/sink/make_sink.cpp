@@ -30,4 +30,11 @@ std::unique_ptr<Sink> make_sink(const SinkSpec& spec) {
     return make_mysql_queue_sink(spec, sink_mysql_options(spec));
 }
 
+void check_sink(const SinkSpec& spec) {
+    const TargetKind kind = sink_kind(spec);
+    if (kind == TargetKind::stdout_stream) return;
+    if (kind == TargetKind::file) return check_ndjson_target(target_file_path(spec.uri), spec.overwrite);
+    make_sink(spec);  // a server is reached and its queue checked; nothing is written
+}
+
 }  // namespace rowpump
