@@ -118,31 +118,6 @@ TEST_F(ThrottleTest, MetricsPassPromtoolCheckMetrics) {
     EXPECT_EQ(finish(run), 0) << run.describe();
 }
 
-// A client that sends a header line every 200 ms and never ends its request.
-class SlowClient {
-public:
-    explicit SlowClient(int port) : client_(port) {
-        client_.send("GET /metrics HTTP/1.1\r\n");
-        thread_ = std::thread([this] {
-            for (int line = 0; !done_.load() && client_.send("X-Slow-" + std::to_string(line) + ": 1\r\n"); ++line) {
-                lines_.fetch_add(1);
-                std::this_thread::sleep_for(200ms);
-            }
-        });
-    }
-    ~SlowClient() {
-        done_.store(true);
-        thread_.join();
-    }
-    bool inside_its_request() const { return client_.connected() && lines_.load() >= 2; }
-
-private:
-    RawClient client_;
-    std::atomic<bool> done_{false};
-    std::atomic<int> lines_{0};
-    std::thread thread_;
-};
-
 TEST_F(ThrottleTest, SlowClientsNeitherBlockTheEndpointNorKeepAFinishedRunAlive) {
     constexpr int rows = 5000;
     const auto table = numbered_table(rows);

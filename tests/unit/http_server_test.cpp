@@ -27,6 +27,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using test::RawClient;
+using test::SlowClient;
 
 // Answers "METHOD PATH name=value ..." for every request.
 std::unique_ptr<http::Server> echo_server() {
@@ -87,38 +88,14 @@ TEST(HttpServer, RefusesWhatIsOverItsLimitsOrMalformed) {
     EXPECT_EQ(test::status_of(round_trip(port, "GET / HTTP/1.1\r\nContent-Length: 1, 2\r\n\r\n").reply), 400);
 }
 
-// A client that sends a header line every 200 ms and never finishes its request.
-class SlowClient {
-public:
-    explicit SlowClient(int port) : client_(port) {
-        EXPECT_TRUE(client_.connected());
-        client_.send("GET /metrics HTTP/1.1\r\n");
-        thread_ = std::thread([this] {
-            for (int line = 0; !done_.load() && client_.send("X-Slow-" + std::to_string(line) + ": 1\r\n"); ++line) {
-                lines_.fetch_add(1);
-                std::this_thread::sleep_for(200ms);
-            }
-        });
-    }
-    ~SlowClient() {
-        done_.store(true);
-        thread_.join();
-    }
-    RawClient& client() { return client_; }
-    int lines_sent() const { return lines_.load(); }
-
-private:
-    RawClient client_;
-    std::atomic<int> lines_{0};
-    std::atomic<bool> done_{false};
-    std::thread thread_;
-};
-
 TEST(HttpServer, SlowClientsBlockNeitherOtherRequestsNorTheServersEnd) {
     auto server = echo_server();
     const int port = server->port();
     std::vector<std::unique_ptr<SlowClient>> slow;
-    for (int i = 0; i < 3; ++i) slow.push_back(std::make_unique<SlowClient>(port));
+    for (int i = 0; i < 3; ++i) {
+        slow.push_back(std::make_unique<SlowClient>(port));
+        EXPECT_TRUE(slow.back()->client().connected());
+    }
     // Each slow client is well inside its request: two header lines sent after the request line.
     const auto deadline = Clock::now() + 3s;
     const auto inside = [&] {
@@ -141,6 +118,7 @@ TEST(HttpServer, SlowClientsBlockNeitherOtherRequestsNorTheServersEnd) {
 TEST(HttpServer, ASlowRequestIsDroppedAtItsDeadline) {
     const auto server = echo_server();
     SlowClient slow(server->port());
+    EXPECT_TRUE(slow.client().connected());
     const auto start = Clock::now();
     const std::string reply = slow.client().read_all(8000ms);
     const auto took = Clock::now() - start;

@@ -8,26 +8,13 @@
 #include <thread>
 
 #include "throttle/rate_limiter.hpp"
+#include "stepped_clock.hpp"
 
 namespace rowpump {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A clock that moves only when the test steps it.
-class SteppedClock {
-public:
-    std::chrono::steady_clock::time_point now() const {
-        return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(nanos_.load()));
-    }
-    void step(std::chrono::nanoseconds by) { nanos_.fetch_add(by.count()); }
-    SteadyNow source() {
-        return [this] { return now(); };
-    }
-
-private:
-    std::atomic<std::int64_t> nanos_{std::chrono::nanoseconds(1000s).count()};
-};
+using test::SteppedClock;
 
 // A write of `rows` on its own thread; done() once acquire returned.
 class Waiter {

@@ -7,9 +7,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace rowpump::test {
 
@@ -50,6 +52,37 @@ public:
 private:
     int fd_;
     bool connected_ = false;
+};
+
+// A client that sends a header line every 200 ms and never finishes its request (a slow loris).
+class SlowClient {
+public:
+    explicit SlowClient(int port) : client_(port) {
+        client_.send("GET /metrics HTTP/1.1\r\n");
+        thread_ = std::thread([this] {
+            for (int line = 0; !done_.load() && client_.send("X-Slow-" + std::to_string(line) + ": 1\r\n"); ++line) {
+                lines_.fetch_add(1);
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            }
+        });
+    }
+    ~SlowClient() {
+        done_.store(true);
+        thread_.join();
+    }
+    SlowClient(const SlowClient&) = delete;
+    SlowClient& operator=(const SlowClient&) = delete;
+
+    RawClient& client() { return client_; }
+    int lines_sent() const { return lines_.load(); }
+    // Connected, and two header lines into a request it never ends.
+    bool inside_its_request() const { return client_.connected() && lines_.load() >= 2; }
+
+private:
+    RawClient client_;
+    std::atomic<int> lines_{0};
+    std::atomic<bool> done_{false};
+    std::thread thread_;
 };
 
 // The status code of "HTTP/1.1 200 OK\r\n..."; 0 for no answer.

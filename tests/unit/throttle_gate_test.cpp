@@ -11,22 +11,13 @@
 
 #include "throttle/control_routes.hpp"
 #include "throttle/throttle_gate.hpp"
+#include "stepped_clock.hpp"
 
 namespace rowpump {
 namespace {
 
 using namespace std::chrono_literals;
-
-class SteppedClock {
-public:
-    std::chrono::steady_clock::time_point now() const {
-        return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(nanos_.load()));
-    }
-    void step(std::chrono::nanoseconds by) { nanos_.fetch_add(by.count()); }
-
-private:
-    std::atomic<std::int64_t> nanos_{std::chrono::nanoseconds(1000s).count()};
-};
+using test::SteppedClock;
 
 ThrottleSpec pause_file_spec() {
     ThrottleSpec spec;
