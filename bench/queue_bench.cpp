@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "mysql/connection.hpp"
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"

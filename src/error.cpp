@@ -1,7 +1,5 @@
 #include "rowpump/error.hpp"
 
-#include "mysql/error_codes.hpp"
-
 namespace rowpump {
 
 namespace {
@@ -16,10 +14,8 @@ std::string config_message(const std::string& file, int line, int column, const 
 ConfigError::ConfigError(std::string file, int line, int column, const std::string& what)
     : UsageError(config_message(file, line, column, what)), file_(std::move(file)), line_(line), column_(column) {}
 
-DbError::DbError(const std::string& message, int code, std::string sqlstate, std::string query)
-    : Error(message), code_(code), sqlstate_(std::move(sqlstate)), query_(std::move(query)) {}
-
-bool DbError::is_transient() const noexcept { return mysql::codes::is_transient(code_); }
+DbError::DbError(const std::string& message, int code, std::string sqlstate, std::string query, bool transient)
+    : Error(message), code_(code), transient_(transient), sqlstate_(std::move(sqlstate)), query_(std::move(query)) {}
 
 CommitInDoubt::CommitInDoubt(const ConnectionLost& cause)
     : ConnectionLost(std::string(cause.what()) + " (during COMMIT: the transaction may have been committed or not)",

@@ -26,27 +26,7 @@ std::string decode_or_throw(const std::string& text, const std::string& url) {
     return percent_decode(text);
 }
 
-std::string accepted_targets(TargetRole role) {
-    if (role == TargetRole::sink)
-        return "expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db";
-    return "expected redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db (neither stdout nor a "
-           "file holds a queue)";
-}
-
 }  // namespace
-
-TargetKind target_kind(const std::string& uri, TargetRole role) {
-    std::optional<TargetKind> kind;
-    if (uri == "stdout") kind = TargetKind::stdout_stream;
-    else if (uri.starts_with("file:")) kind = TargetKind::file;
-    else if (uri.starts_with("redis://")) kind = TargetKind::redis;
-    else if (uri.starts_with("mysql://") || uri.starts_with("mariadb://")) kind = TargetKind::mysql;
-    const bool server = kind == TargetKind::redis || kind == TargetKind::mysql;
-    if (!kind || (role == TargetRole::queue_source && !server))
-        throw UsageError("unsupported " + std::string(role == TargetRole::sink ? "sink" : "queue source") + " '" +
-                         redact_url(uri) + "': " + accepted_targets(role));
-    return *kind;
-}
 
 std::string target_file_path(const std::string& uri) {
     std::string path = uri.substr(uri.starts_with("file://") ? 7 : 5);

@@ -32,17 +32,6 @@ std::string redact_error_line(const std::string& text, const std::vector<std::st
 // a password with an unescaped '/', '?' or '@' spills into the host, port, path or options.
 std::string quoted_part(const std::string& fragment, const std::string& url);
 
-// The targets rowpump reads or writes by URI. The one reading of a target's scheme: sinks, job stores and
-// queue sources all ask target_kind(), so they accept the same forms (mariadb:// is mysql://).
-enum class TargetKind { stdout_stream, file, redis, mysql };
-// Where a URI is used: a sink takes every kind, a queue source only a server.
-enum class TargetRole { sink, queue_source };
-
-// The kind of `uri`: stdout, file:PATH (or file:///abs/path), redis://..., mysql://... or mariadb://...
-// Reads the scheme only (MySqlOptions/RedisOptions::from_url parse the rest). Throws UsageError with one
-// line naming the accepted forms, "unsupported sink 'kafka://b': expected stdout, file:PATH, ...", when
-// the scheme is unknown or names a kind the role does not take.
-TargetKind target_kind(const std::string& uri, TargetRole role);
 // The path of a file:PATH or file:///abs/path URI. Throws UsageError when it has none.
 std::string target_file_path(const std::string& uri);
 

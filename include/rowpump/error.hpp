@@ -49,16 +49,18 @@ private:
 // An error reported by the MySQL/MariaDB server or its client library.
 class DbError : public Error {
 public:
-    DbError(const std::string& message, int code, std::string sqlstate, std::string query);
+    // `transient`: trying again later may succeed; the code that reads the server's error decides (the
+    // MySQL wall's table of codes, src/mysql/error_codes.hpp).
+    DbError(const std::string& message, int code, std::string sqlstate, std::string query, bool transient = false);
     int code() const noexcept { return code_; }
     const std::string& sqlstate() const noexcept { return sqlstate_; }
     const std::string& query() const noexcept { return query_; }
-    // Lost or refused connections, a server shutting down, lock wait timeouts and deadlocks (the codes
-    // are in src/mysql/error_codes.hpp).
-    bool is_transient() const noexcept override;
+    // Lost or refused connections, a server shutting down, lock wait timeouts and deadlocks.
+    bool is_transient() const noexcept override { return transient_; }
 
 private:
     int code_;
+    bool transient_;
     std::string sqlstate_;
     std::string query_;
 };

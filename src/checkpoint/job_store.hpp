@@ -105,7 +105,4 @@ public:
     virtual std::unique_ptr<JobLedger> open_ledger() = 0;
 };
 
-// The store of the sink's kind: mysql:// or redis://. Throws UsageError for other sinks.
-std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition);
-
 }  // namespace rowpump

@@ -9,7 +9,7 @@
 #include "metrics/prometheus_text.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "mysql/connection.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 
 namespace rowpump::cli {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "rowpump/error.hpp"
-#include "url.hpp"
+#include "backend/registry/registry.hpp"
 
 namespace rowpump::cli {
 
@@ -20,7 +20,7 @@ QueueSource parse_queue_source(const QueueOptions& options) {
     if (options.source.empty())
         throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
     QueueSource source;
-    if (target_kind(options.source, TargetRole::queue_source) == TargetKind::mysql) {
+    if (!backend_for_uri(options.source, TargetRole::queue_source).traits().redis_keys) {
         source.mysql = MySqlOptions::from_url(options.source);
         options.timeouts.apply(*source.mysql);
         source.redacted = source.mysql->redacted();

@@ -3,10 +3,10 @@
 #include <set>
 
 #include "job/job_sections.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/registry/registry.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
-#include "sink/sink_target.hpp"
 
 namespace rowpump::job {
 
@@ -20,10 +20,9 @@ std::string check_sink_uri(const Field& field, const std::string& uri) {
     SinkSpec sink;
     sink.uri = uri;
     try {
-        const TargetKind kind = sink_target(sink).kind;
-        if (kind == TargetKind::redis) return "the Redis list name, also the prefix of its other keys";
-        if (kind == TargetKind::mysql) return "the MySQL queue table (created when missing)";
-        return {};
+        const Backend& backend = backend_for(sink);
+        backend.parse_target(sink);
+        return std::string(backend.queue_meaning());
     } catch (const ConfigError&) {
         throw;
     } catch (const UsageError& error) {
@@ -167,7 +166,7 @@ void read_sink(const Field& field, JobSpec& spec) {
     if (!queue_meaning.empty() && !worker_format) spec.sink.queue = sink.required("queue", queue_meaning).text();
     else if (auto queue = sink.optional("queue")) spec.sink.queue = queue->text();
     if (auto overwrite = sink.optional("overwrite")) {
-        if (sink_kind(spec.sink) != TargetKind::file)
+        if (!backend_for(spec.sink).traits().replaces_files)
             overwrite->fail("only a file:PATH sink replaces anything: remove overwrite, or write to a file");
         spec.sink.overwrite = overwrite->choice({"true", "false"}) == "true";
     }

@@ -38,10 +38,11 @@ void throw_server_error(int code, const std::string& state, const std::string& w
     if (code == statement_timeout_mariadb || code == statement_timeout_mysql)
         throw DbError("MySQL stopped a statement that ran past its time limit: " + message +
                           " (a page query: raise --page-timeout, lower --page-size, or give --where an index)",
-                      code, state, sql);
+                      code, state, sql, codes::is_transient(code));
     if (codes::is_connection_loss(code))
         throw ConnectionLost("MySQL connection to " + options.redacted() + " lost: " + message, code, state, sql);
-    throw DbError("MySQL error " + std::to_string(code) + " (" + state + "): " + message, code, state, sql);
+    throw DbError("MySQL error " + std::to_string(code) + " (" + state + "): " + message, code, state, sql,
+                  codes::is_transient(code));
 }
 
 void throw_connect_error(int code, const std::string& state, const std::string& what, const MySqlOptions& options) {

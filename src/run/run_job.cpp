@@ -3,10 +3,9 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "log.hpp"
-#include "queue/redis_push_plan.hpp"
-#include "queue/redis_queue_keys.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -15,8 +14,6 @@
 #include "run/job_source.hpp"
 #include "run/range_worker.hpp"
 #include "run/run_workers.hpp"
-#include "sink/sink_target.hpp"
-#include "sink/sinks.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
@@ -29,9 +26,11 @@ void check_worker_format(const JobSpec& spec) {
     check_task_spec(spec.format, spec.task);
     if (queue_layout(spec.format) == QueueLayout::rowpump) return;
     const std::string format = format_name(spec.format);
-    if (sink_kind(spec.sink) == TargetKind::mysql)
+    const Backend& backend = backend_for(spec.sink);
+    if (!backend.traits().worker_formats)
         throw UsageError("--format " + format + " writes " + format + "'s Redis keys, and " + redact_url(spec.sink.uri) +
-                         " is a MySQL queue table: use a redis:// sink (or stdout or file:PATH to look at the jobs)");
+                         " is " + std::string(backend.what()) +
+                         ": use a redis:// sink (or stdout or file:PATH to look at the jobs)");
     if (!spec.route.priority_column.empty() || !spec.route.levels.empty())
         throw UsageError("priority routing cannot be combined with --format " + format +
                          ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
@@ -46,13 +45,14 @@ void apply_worker_format(JobSpec& spec) {
 
 // Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
 // connects.
-void check_redis_names(const JobSpec& spec) {
+void check_key_names(const JobSpec& spec) {
     const SinkSpec defaults;
     SinkSpec sink = spec.sink;
-    if (spec.job_id.empty() && spec.state_prefix != redis::default_state_prefix)
+    if (spec.job_id.empty() && spec.state_prefix != JobSpec().state_prefix)
         throw UsageError("a state prefix names the keys of a job's state, and there is no job: add --job-id, or "
                          "drop --state-prefix");
-    if (sink_kind(sink) != TargetKind::redis) {
+    const Backend& backend = backend_for(sink);
+    if (!backend.traits().redis_keys) {
         if (sink.list_key != defaults.list_key || sink.delayed_key != defaults.delayed_key ||
             sink.delay_score != defaults.delay_score || sink.delayed_members != defaults.delayed_members)
             throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name Redis keys, and " +
@@ -60,8 +60,7 @@ void check_redis_names(const JobSpec& spec) {
         return;
     }
     for (const auto& level : spec.route.levels) sink.priority_lists.push_back(level.name);
-    const redis::PushPlan plan(sink);
-    if (!spec.job_id.empty()) redis::check_state_prefix(spec.state_prefix);
+    backend.check_key_names(sink, spec.job_id.empty() ? nullptr : &spec.state_prefix);
 }
 
 void check_spec(const JobSpec& spec) {
@@ -79,11 +78,11 @@ void check_spec(const JobSpec& spec) {
     if (spec.consistent_snapshot && spec.follow)
         throw UsageError("--consistent-snapshot cannot be combined with --follow: the snapshot holds no rows added "
                          "during the run, which --follow is there to read; choose one of the two");
-    if (spec.sink.overwrite && sink_kind(spec.sink) != TargetKind::file)
+    if (spec.sink.overwrite && !backend_for(spec.sink).traits().replaces_files)
         throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
                          " is not one: remove --overwrite");
     check_payload_options(spec.format, spec.payload);
-    check_redis_names(spec);
+    check_key_names(spec);
 }
 
 // Reports progress once a second and turns the caller's stop request into the workers' halt flag.

@@ -26,7 +26,7 @@
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
 

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"

@@ -25,7 +25,7 @@
 #include "integration/mysql_fixture.hpp"
 #include "fault/consumer_commands.hpp"
 #include "integration/redis_fixture.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 

@@ -16,7 +16,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 
 namespace rowpump::test {
 namespace {

@@ -17,8 +17,8 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "queue/mysql_queue_table.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 

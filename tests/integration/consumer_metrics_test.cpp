@@ -15,7 +15,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/http_client.hpp"
 #include "integration/mysql_redis_fixture.hpp"
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 
 namespace rowpump::test {
 namespace {

@@ -1,5 +1,5 @@
 // Delayed tasks whose payloads repeat (a CSV of one low-cardinality column) must all survive the sorted
-// set Q:delayed: each member carries its own tag (queue/redis_delayed_member.hpp). Written through the plain
+// set Q:delayed: each member carries its own tag (src/backend/redis/redis_delayed_member.hpp). Written through the plain
 // sink, through the exactly-once ledger and by the CLI; promoted by RedisQueue::promote, by `queue
 // promote` and by a consumer; and re-scheduled by failed retries: every task arrives as its bare
 // payload, as many times as it was written. Tables rp_test_*, keys rp_test:*; all removed at the end.
@@ -18,8 +18,8 @@
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "queue/redis_delayed_member.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/queue.hpp"
 

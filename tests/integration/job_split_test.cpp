@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "url.hpp"
 

@@ -12,8 +12,8 @@
 #include <map>
 #include <sstream>
 
-#include "queue/redis_delayed_member.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 
 namespace rowpump::test {
 

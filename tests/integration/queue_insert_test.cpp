@@ -1,4 +1,4 @@
-// The queue table's three ways in (queue/mysql_queue_insert.hpp), against the local MariaDB: bulk
+// The queue table's three ways in (src/backend/mysql_queue/mysql_queue_insert.hpp), against the local MariaDB: bulk
 // execution with array binding on Connector/C, prepared multi-row INSERTs on Connector/C when the server
 // refuses bulk (binlog_format=STATEMENT), and prepared multi-row INSERTs on Connector/C++.
 // Each stores the same rows. Also: a Connector/C session answers a query as a Connector/C++ one does.
@@ -11,8 +11,8 @@
 #include "integration/mysql_fixture.hpp"
 #include "mysql/connection.hpp"
 #include "mysql/transaction.hpp"
-#include "queue/mysql_queue_insert.hpp"
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_insert.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::test {

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
 #include "integration/redis_fixture.hpp"
-#include "queue/redis_delayed_member.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::test {

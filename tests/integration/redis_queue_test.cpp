@@ -16,8 +16,8 @@
 
 #include "integration/redis_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "queue/redis_delayed_member.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/queue.hpp"
 
 namespace rowpump::test {
@@ -216,7 +216,7 @@ TEST_F(RedisQueueTest, AFailedTaskWaitsInTheDelayedSetForItsBackoff) {
     ASSERT_EQ(tasks.size(), 1u);
     const std::int64_t before = unix_ms_now();
     EXPECT_EQ(queue.fail(tasks[0], "later"), FailOutcome::retried);
-    // The retry's member is the payload behind a writer-0 tag (queue/redis_delayed_member.hpp).
+    // The retry's member is the payload behind a writer-0 tag (src/backend/redis/redis_delayed_member.hpp).
     const auto scored = connection_->command({"ZRANGE", redis::delayed_set(queue_), "0", "-1", "WITHSCORES"}).elements;
     ASSERT_EQ(scored.size(), 2u);
     EXPECT_EQ(scored[0].text.substr(0, 20), "rp1:0000000000000000");

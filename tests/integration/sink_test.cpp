@@ -15,8 +15,8 @@
 
 #include "integration/redis_fixture.hpp"
 #include "mysql/connection.hpp"
-#include "queue/mysql_queue_table.hpp"
-#include "queue/redis_delayed_member.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"

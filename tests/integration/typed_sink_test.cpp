@@ -9,7 +9,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
-#include "queue/mysql_queue_table.hpp"
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/sink.hpp"
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <thread>
 
-#include "queue/claim_cursors.hpp"
+#include "backend/mysql_queue/claim_cursors.hpp"
 
 namespace rowpump::queue {
 namespace {

@@ -1,4 +1,4 @@
-// The tag that keeps identical delayed payloads apart (queue/redis_delayed_member.hpp): its exact format, that
+// The tag that keeps identical delayed payloads apart (src/backend/redis/redis_delayed_member.hpp): its exact format, that
 // stripping gives back every payload byte for byte (even one that looks like a tag), that untagged
 // members pass unchanged, and that a push plan gives each delayed message of a batch its own member.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "queue/redis_delayed_member.hpp"
-#include "queue/redis_push_plan.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_push_plan.hpp"
 
 namespace rowpump::redis {
 namespace {

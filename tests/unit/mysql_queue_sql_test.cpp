@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "queue/mysql_queue_sql.hpp"
+#include "backend/mysql_queue/mysql_queue_sql.hpp"
 
 namespace rowpump::queue {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "queue/mysql_queue_insert.hpp"
+#include "backend/mysql_queue/mysql_queue_insert.hpp"
 #include "rowpump/error.hpp"
 #include "run/page_pipeline.hpp"
 

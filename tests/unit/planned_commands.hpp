@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "queue/redis_push_plan.hpp"
+#include "backend/redis/redis_push_plan.hpp"
 
 namespace rowpump::test {
 

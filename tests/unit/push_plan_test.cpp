@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "planned_commands.hpp"
-#include "queue/redis_delayed_member.hpp"
+#include "backend/redis/redis_delayed_member.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {

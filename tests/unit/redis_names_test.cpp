@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "queue/redis_push_plan.hpp"
-#include "queue/redis_queue_keys.hpp"
+#include "backend/redis/redis_push_plan.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {

@@ -1,5 +1,6 @@
-// The one grammar of sink and queue-source URIs (src/url.hpp, target_kind) and the typed targets beside it
-// (SinkSpec::redis, SinkSpec::mysql; src/sink/sink_target.hpp). No server: nothing here connects.
+// The one grammar of sink and queue-source URIs (the backend registry, src/backend/registry.cpp) and the typed
+// targets beside it (SinkSpec::redis, SinkSpec::mysql; src/backend/sink_target.hpp). No server: nothing here
+// connects.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,8 +9,11 @@
 
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"
-#include "sink/sink_target.hpp"
-#include "sink/sinks.hpp"
+#include "backend/registry/registry.hpp"
+#include "backend/file/file_backend.hpp"
+#include "backend/mysql_queue/mysql_queue_backend.hpp"
+#include "backend/redis/redis_backend.hpp"
+#include "backend/sink_target.hpp"
 #include "url.hpp"
 
 namespace rowpump {
@@ -17,7 +21,7 @@ namespace {
 
 std::string usage_error(TargetRole role, const std::string& uri) {
     try {
-        target_kind(uri, role);
+        backend_for_uri(uri, role);
     } catch (const UsageError& error) {
         return error.what();
     }
@@ -25,19 +29,19 @@ std::string usage_error(TargetRole role, const std::string& uri) {
     return {};
 }
 
-TEST(TargetGrammar, EverySinkFormHasItsKind) {
-    EXPECT_EQ(target_kind("stdout", TargetRole::sink), TargetKind::stdout_stream);
-    EXPECT_EQ(target_kind("file:out.ndjson", TargetRole::sink), TargetKind::file);
-    EXPECT_EQ(target_kind("file:///tmp/out.ndjson", TargetRole::sink), TargetKind::file);
-    EXPECT_EQ(target_kind("redis://127.0.0.1:6379/0", TargetRole::sink), TargetKind::redis);
-    EXPECT_EQ(target_kind("mysql://u@127.0.0.1/db", TargetRole::sink), TargetKind::mysql);
-    EXPECT_EQ(target_kind("mariadb://u@127.0.0.1/db", TargetRole::sink), TargetKind::mysql);
+TEST(TargetGrammar, EverySinkFormHasItsBackend) {
+    EXPECT_EQ(&backend_for_uri("stdout", TargetRole::sink), &stdout_backend());
+    EXPECT_EQ(&backend_for_uri("file:out.ndjson", TargetRole::sink), &file_backend());
+    EXPECT_EQ(&backend_for_uri("file:///tmp/out.ndjson", TargetRole::sink), &file_backend());
+    EXPECT_EQ(&backend_for_uri("redis://127.0.0.1:6379/0", TargetRole::sink), &redis_backend());
+    EXPECT_EQ(&backend_for_uri("mysql://u@127.0.0.1/db", TargetRole::sink), &mysql_queue_backend());
+    EXPECT_EQ(&backend_for_uri("mariadb://u@127.0.0.1/db", TargetRole::sink), &mysql_queue_backend());
 }
 
 // `queue --source` refused mariadb:// while sinks and job stores took it.
 TEST(TargetGrammar, QueueSourcesTakeTheSameServerSchemesAsSinks) {
     for (const char* uri : {"redis://127.0.0.1:6379/0", "mysql://u@127.0.0.1/db", "mariadb://u@127.0.0.1/db"})
-        EXPECT_EQ(target_kind(uri, TargetRole::queue_source), target_kind(uri, TargetRole::sink)) << uri;
+        EXPECT_EQ(&backend_for_uri(uri, TargetRole::queue_source), &backend_for_uri(uri, TargetRole::sink)) << uri;
 }
 
 TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
@@ -90,13 +94,12 @@ TEST(TypedSinkTarget, RedisOptionsArriveAsGiven) {
     EXPECT_EQ(spec.uri.find(awkward_password), std::string::npos) << "the uri only shows the target: " << spec.uri;
     EXPECT_EQ(spec.uri, "redis://:***@10.0.0.7:6380/3");
 
-    const SinkTarget target = sink_target(spec);
-    ASSERT_EQ(target.kind, TargetKind::redis);
-    ASSERT_TRUE(target.redis);
-    EXPECT_EQ(target.redis->password, awkward_password);
-    EXPECT_EQ(target.redis->host, "10.0.0.7");
-    EXPECT_EQ(target.redis->port, 6380u);
-    EXPECT_EQ(target.redis->db, 3);
+    ASSERT_EQ(&backend_for(spec), &redis_backend());
+    const RedisOptions opened = sink_redis_options(spec);
+    EXPECT_EQ(opened.password, awkward_password);
+    EXPECT_EQ(opened.host, "10.0.0.7");
+    EXPECT_EQ(opened.port, 6380u);
+    EXPECT_EQ(opened.db, 3);
 }
 
 TEST(TypedSinkTarget, MySqlOptionsArriveAsGivenWithTheirRetryBudget) {
@@ -109,7 +112,7 @@ TEST(TypedSinkTarget, MySqlOptionsArriveAsGivenWithTheirRetryBudget) {
     EXPECT_EQ(spec.queue, "jobs");
     EXPECT_EQ(spec.timeouts.retry_budget, std::chrono::seconds(7));
     EXPECT_EQ(spec.uri.find(awkward_password), std::string::npos) << spec.uri;
-    EXPECT_EQ(sink_kind(spec), TargetKind::mysql);
+    EXPECT_EQ(&backend_for(spec), &mysql_queue_backend());
 
     const MySqlOptions opened = sink_mysql_options(spec);
     EXPECT_EQ(opened.password, awkward_password);
@@ -123,15 +126,14 @@ TEST(TypedSinkTarget, ATypedTargetWinsOverTheUri) {
     options.port = 6390;
     SinkSpec spec = SinkSpec::redis(options, "q");
     spec.uri = "kafka://not-parsed";
-    const SinkTarget target = sink_target(spec);
-    ASSERT_EQ(target.kind, TargetKind::redis);
-    EXPECT_EQ(target.redis->port, 6390u);
+    ASSERT_EQ(&backend_for(spec), &redis_backend());
+    EXPECT_EQ(sink_redis_options(spec).port, 6390u);
 }
 
 TEST(TypedSinkTarget, TwoTargetsAreRefused) {
     SinkSpec spec = SinkSpec::redis(RedisOptions{}, "q");
     spec.mysql_target = MySqlOptions{};
-    EXPECT_THROW(sink_kind(spec), UsageError);
+    EXPECT_THROW(backend_for(spec), UsageError);
 }
 
 // The queue is checked before anything connects (the typed targets point at port 1, which never answers).

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "encode/unique_ids.hpp"
-#include "queue/redis_push_plan.hpp"
+#include "backend/redis/redis_push_plan.hpp"
 #include "planned_commands.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"

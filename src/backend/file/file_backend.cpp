@@ -1,0 +1,47 @@
+#include "backend/file/file_backend.hpp"
+
+#include "backend/file/ndjson_sink.hpp"
+#include "url.hpp"
+
+namespace rowpump {
+
+namespace {
+
+class StdoutBackend final : public Backend {
+public:
+    std::string_view form() const override { return "stdout"; }
+    std::string_view what() const override { return "stdout"; }
+    BackendTraits traits() const override { return {.worker_formats = true}; }
+    void parse_target(const SinkSpec&) const override {}
+    std::unique_ptr<Sink> make_sink(const SinkSpec&) const override { return make_ndjson_sink("", false); }
+    void check_sink(const SinkSpec&) const override {}
+};
+
+class FileBackend final : public Backend {
+public:
+    std::string_view form() const override { return "file:PATH"; }
+    std::string_view what() const override { return "a file"; }
+    BackendTraits traits() const override { return {.worker_formats = true, .replaces_files = true}; }
+    void parse_target(const SinkSpec& spec) const override { target_file_path(spec.uri); }
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
+        return make_ndjson_sink(target_file_path(spec.uri), spec.overwrite);
+    }
+    // The file is opened (and so truncated) only when the workers start, after every other check.
+    void check_sink(const SinkSpec& spec) const override {
+        check_ndjson_target(target_file_path(spec.uri), spec.overwrite);
+    }
+};
+
+}  // namespace
+
+const Backend& stdout_backend() {
+    static const StdoutBackend backend;
+    return backend;
+}
+
+const Backend& file_backend() {
+    static const FileBackend backend;
+    return backend;
+}
+
+}  // namespace rowpump

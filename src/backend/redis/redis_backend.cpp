@@ -1,0 +1,46 @@
+#include "backend/redis/redis_backend.hpp"
+
+#include "backend/redis/redis_push_plan.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis/redis_writers.hpp"
+#include "backend/sink_target.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+class RedisBackend final : public Backend {
+public:
+    std::string_view form() const override { return "redis://[user:pass@]host:port/db"; }
+    std::string_view what() const override { return "a Redis server"; }
+    BackendTraits traits() const override {
+        return {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true};
+    }
+    std::string_view queue_meaning() const override { return "the Redis list name, also the prefix of its other keys"; }
+
+    void parse_target(const SinkSpec& spec) const override { sink_redis_options(spec); }
+
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
+        return make_redis_sink(spec, sink_redis_options(spec));
+    }
+
+    void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
+        const redis::PushPlan plan(spec);
+        if (state_prefix) redis::check_state_prefix(*state_prefix);
+    }
+
+    std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
+        redis::check_state_prefix(definition.state_prefix);
+        return open_redis_job_store(spec, definition);
+    }
+};
+
+}  // namespace
+
+const Backend& redis_backend() {
+    static const RedisBackend backend;
+    return backend;
+}
+
+}  // namespace rowpump

@@ -1,0 +1,104 @@
+// The registry of queue backends, keyed by URI scheme: the one place that knows which backends exist.
+#include <array>
+#include <string_view>
+
+#include "backend/registry/registry.hpp"
+
+#include "backend/backend.hpp"
+#include "backend/file/file_backend.hpp"
+#include "backend/mysql_queue/mysql_queue_backend.hpp"
+#include "backend/redis/redis_backend.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+struct Scheme {
+    std::string_view prefix;  // what a URI starts with ("redis://"); "stdout" is a whole URI
+    const Backend& (*backend)();
+    bool listed;  // named in the line of accepted forms (mariadb:// is mysql://'s other spelling)
+};
+
+// One line a scheme, in the order the accepted forms are listed.
+const std::array<Scheme, 5> schemes{{
+    {"stdout", stdout_backend, true},
+    {"file:", file_backend, true},
+    {"redis://", redis_backend, true},
+    {"mysql://", mysql_queue_backend, true},
+    {"mariadb://", mysql_queue_backend, false},
+}};
+
+bool matches(const Scheme& scheme, const std::string& uri) {
+    return scheme.prefix == "stdout" ? uri == "stdout" : uri.starts_with(scheme.prefix);
+}
+
+std::string accepted_forms(TargetRole role) {
+    std::vector<std::string_view> forms;
+    for (const Scheme& scheme : schemes) {
+        const Backend& backend = scheme.backend();
+        if (scheme.listed && (role == TargetRole::sink || backend.traits().takes_queue)) forms.push_back(backend.form());
+    }
+    std::string text = "expected ";
+    for (std::size_t i = 0; i < forms.size(); ++i)
+        text += std::string(i == 0 ? "" : i + 1 == forms.size() ? " or " : ", ") + std::string(forms[i]);
+    if (role == TargetRole::queue_source) text += " (neither stdout nor a file holds a queue)";
+    return text;
+}
+
+}  // namespace
+
+const Backend& backend_for_uri(const std::string& uri, TargetRole role) {
+    for (const Scheme& scheme : schemes) {
+        if (!matches(scheme, uri)) continue;
+        const Backend& backend = scheme.backend();
+        if (role == TargetRole::sink || backend.traits().takes_queue) return backend;
+        break;
+    }
+    throw UsageError("unsupported " + std::string(role == TargetRole::sink ? "sink" : "queue source") + " '" +
+                     redact_url(uri) + "': " + accepted_forms(role));
+}
+
+const Backend& backend_for(const SinkSpec& spec) {
+    if (spec.redis_target && spec.mysql_target)
+        throw UsageError("the sink names both a Redis and a MySQL target: give one of them");
+    if (spec.redis_target) return redis_backend();
+    if (spec.mysql_target) return mysql_queue_backend();
+    return backend_for_uri(spec.uri, TargetRole::sink);
+}
+
+std::unique_ptr<JobStore> Backend::open_job_store(const SinkSpec&, const JobDefinition&) const {
+    throw UsageError("a job id needs a redis:// or mysql:// sink: the job's checkpoints are stored beside the "
+                     "queue, in the same atomic step as the rows");
+}
+
+namespace {
+
+// The queue is checked before the target is parsed in full, and before anything connects.
+const Backend& backend_with_queue(const SinkSpec& spec) {
+    const Backend& backend = backend_for(spec);
+    if (backend.traits().takes_queue && spec.queue.empty())
+        throw UsageError("no queue given for " + redact_url(spec.uri) + ": pass --queue NAME (" +
+                         std::string(backend.queue_meaning()) + ")");
+    return backend;
+}
+
+}  // namespace
+
+std::unique_ptr<Sink> make_sink(const SinkSpec& spec) { return backend_with_queue(spec).make_sink(spec); }
+
+void check_sink(const SinkSpec& spec) { backend_with_queue(spec).check_sink(spec); }
+
+std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition) {
+    if (definition.job_id.empty() || definition.job_id.size() > 191)
+        throw UsageError("a job id must be 1 to 191 characters, got '" + definition.job_id + "'");
+    const Backend& backend = backend_for(sink);
+    if (!backend.traits().redis_keys && definition.state_prefix != redis::default_state_prefix)
+        throw UsageError("a state prefix names Redis keys, and " + redact_url(sink.uri) +
+                         " keeps job state in tables: drop --state-prefix, or write to a redis:// sink");
+    if (!backend.traits().keeps_jobs) return backend.Backend::open_job_store(sink, definition);
+    return backend.open_job_store(sink, definition);
+}
+
+}  // namespace rowpump
