@@ -21,7 +21,7 @@ layers=(
   "checkpoint"
   "throttle"
   "run enqueue"
-  "job"
+  "job consume"
   "cli"
 )
 # Known arrows that run the wrong way, each to be removed (and then from here), FILE -> FOLDER:
