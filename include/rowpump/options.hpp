@@ -95,9 +95,9 @@ struct RedisOptions : ServerTimeouts {
     std::string password;
     int db = 0;
     std::chrono::milliseconds connect_timeout{5000};
-    // A stop request (the CLI's SIGINT/SIGTERM flag, JobControl::stop): once it is true, a command that
-    // waits for the server gives up within about a second, and no failed command is retried; both throw
-    // Interrupted. A healthy server's reply is still read: it comes well within that second.
+    // A stop request (the CLI's SIGINT/SIGTERM flag, JobControl::stop): once it is true, a command that waits for
+    // the server gives up within about a second (a blocking pop: a second after its block time), and no failed
+    // command is retried; both throw Interrupted. A healthy server's reply is still read: it comes before that.
     const std::atomic<bool>* stop = nullptr;
 
     // redis://[user:pass@]host:port/db  or  redis://[:pass@]localhost/db?socket=/path/redis.sock

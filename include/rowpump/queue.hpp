@@ -152,6 +152,9 @@ public:
     // Counts a failure: the task is ready again after the retry delay, or dead at max_attempts. `error`
     // is kept in last_error. Throws StaleClaim when the claim was taken away.
     FailOutcome fail(const Task& task, const std::string& error);
+    // As fail(), with the delay and the max attempts of `policy` instead of the queue's own: a handler's
+    // "retry in 5 s" (base = cap = 5 s, jitter 0) or "dead now" (max_attempts 1).
+    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy);
     // Hands tasks back unprocessed (shutting down): ready at once, no attempt counted. Stale ones are
     // skipped.
     void release(const std::vector<Task>& tasks);
@@ -244,6 +247,8 @@ public:
     // Counts a failure: into Q:delayed with the retry delay, or Q:dead at max_attempts. Throws StaleClaim.
     // Redis keeps no per-task error text: `error` only goes to the debug log.
     FailOutcome fail(const Task& task, const std::string& error);
+    // As fail(), with the delay and the max attempts of `policy` instead of the queue's own.
+    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy);
     // Hands tasks back unprocessed: to the head of the return list, in order, no attempt counted.
     void release(const std::vector<Task>& tasks);
 

@@ -68,27 +68,25 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     return queue;
 }
 
-std::unique_ptr<QueueConsumer> open_consumer(const QueueSource& source, const QueueOptions& options, std::size_t index) {
-    if (source.mysql)
-        return open_mysql_consumer(*source.mysql, mysql_queue_options(options),
-                                   flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout"));
-    RedisQueueOptions queue = redis_queue_options(options);
-    if (!options.consumer.empty()) queue.consumer = options.consumer + ":" + std::to_string(index);
-    return open_redis_consumer(*source.redis, std::move(queue),
-                               flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
-}
-
-std::unique_ptr<QueueMaintainer> open_maintainer(const QueueSource& source, const QueueOptions& options,
-                                                 std::vector<std::string> consumers) {
-    const milliseconds reap_interval = flag_milliseconds(options.reap_interval_seconds, "--reap-interval");
-    if (source.redis)
-        return open_redis_maintainer(*source.redis, redis_queue_options(options), std::move(consumers),
-                                     flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"),
-                                     reap_interval);
-    const milliseconds claim_timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-    if (claim_timeout.count() == 0)
-        throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
-    return open_mysql_maintainer(*source.mysql, mysql_queue_options(options), claim_timeout, reap_interval);
+ConsumerOptions consumer_options(const QueueSource& source, const QueueOptions& options) {
+    ConsumerOptions consumer;
+    consumer.workers = options.concurrency;
+    consumer.batch = options.batch;
+    consumer.until_empty = options.until_empty;
+    if (source.mysql) {
+        consumer.mysql = source.mysql;
+        consumer.mysql_queue = mysql_queue_options(options);
+        consumer.claim_timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
+        if (consumer.claim_timeout.count() == 0)
+            throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
+    } else {
+        consumer.redis = source.redis;
+        consumer.redis_queue = redis_queue_options(options);
+        consumer.redis_queue.consumer = options.consumer;  // the library adds :<n> per worker
+        consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
+    }
+    consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, "--reap-interval");
+    return consumer;
 }
 
 }  // namespace rowpump::cli

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "cli/queue_command.hpp"
-#include "queue/queue_consumer.hpp"
-#include "queue/queue_maintainer.hpp"
+#include "rowpump/consumer.hpp"
 #include "rowpump/options.hpp"
 #include "rowpump/queue.hpp"
 
@@ -28,9 +27,8 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options);
 // Seconds from a flag as milliseconds; throws UsageError when negative.
 std::chrono::milliseconds flag_milliseconds(double seconds, const char* flag);
 
-// The library's consumer and maintainer (src/queue) for the source, set up from the flags.
-std::unique_ptr<QueueConsumer> open_consumer(const QueueSource& source, const QueueOptions& options, std::size_t index);
-std::unique_ptr<QueueMaintainer> open_maintainer(const QueueSource& source, const QueueOptions& options,
-                                                 std::vector<std::string> consumers);
+// The options of the library's consumers (rowpump/consumer.hpp) for the source, set up from the flags:
+// everything but the stop flag and the callbacks. Throws UsageError for a flag out of range.
+ConsumerOptions consumer_options(const QueueSource& source, const QueueOptions& options);
 
 }  // namespace rowpump::cli

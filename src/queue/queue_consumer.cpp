@@ -37,6 +37,9 @@ public:
     }
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
+    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
+        return queue_.fail(task, error, policy);
+    }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     Backlog backlog() override { return queue_.backlog(); }
     ReapResult reap() override { return queue_.reap(claim_timeout_); }
@@ -70,6 +73,9 @@ public:
     std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
     void ack(const Task& task) override { queue_.ack(task); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
+    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
+        return queue_.fail(task, error, policy);
+    }
     void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     Backlog backlog() override { return queue_.backlog(heartbeat_timeout_); }
     ReapResult reap() override { return queue_.reap(heartbeat_timeout_); }

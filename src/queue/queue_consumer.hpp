@@ -20,6 +20,8 @@ public:
     virtual std::vector<Task> claim(std::size_t n, std::chrono::milliseconds wait) = 0;
     virtual void ack(const Task& task) = 0;  // throws StaleClaim
     virtual FailOutcome fail(const Task& task, const std::string& error) = 0;  // throws StaleClaim
+    // With the delay and max attempts of `policy` instead of the queue's (a handler's retry or dead).
+    virtual FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) = 0;
     virtual void release(const std::vector<Task>& tasks) = 0;
     // What a draining consumer still waits for when claim() found nothing (see rowpump::Backlog).
     virtual Backlog backlog() = 0;

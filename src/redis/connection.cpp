@@ -324,11 +324,12 @@ void Connection::flush() {
 
 void* Connection::next_reply(milliseconds block) {
     const milliseconds timeout = options_.read_timeout.count() == 0 ? milliseconds(0) : options_.read_timeout + block;
+    const auto answer_due = steady_clock::now() + block;
     for (;;) {
         void* raw = nullptr;
         if (redisGetReplyFromReader(context_.get(), &raw) != REDIS_OK) throw_connection_lost("a read");
         if (raw != nullptr) return raw;
-        wait_for_socket(POLLIN, timeout, "a read", "--read-timeout");
+        wait_for_socket(POLLIN, timeout, "a read", "--read-timeout", answer_due);
         if (redisBufferRead(context_.get()) != REDIS_OK) throw_connection_lost("a read");
     }
 }
@@ -337,7 +338,8 @@ bool Connection::stop_requested() const noexcept {
     return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
 }
 
-void Connection::wait_for_socket(short events, milliseconds timeout, std::string_view during, std::string_view flag) {
+void Connection::wait_for_socket(short events, milliseconds timeout, std::string_view during, std::string_view flag,
+                                 steady_clock::time_point answer_due) {
     const auto started = steady_clock::now();
     std::optional<steady_clock::time_point> stop_seen;
     for (;;) {
@@ -349,7 +351,7 @@ void Connection::wait_for_socket(short events, milliseconds timeout, std::string
         const auto now = steady_clock::now();
         const auto waited = std::chrono::duration_cast<milliseconds>(now - started);
         if (stop_requested()) {
-            if (!stop_seen) stop_seen = now;
+            if (!stop_seen) stop_seen = std::max(now, answer_due);
             if (now - *stop_seen >= stop_grace) {
                 context_.reset();
                 pending_replies_ = 0;

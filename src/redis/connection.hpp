@@ -101,10 +101,12 @@ private:
     void* next_reply(std::chrono::milliseconds block);
     std::vector<Reply> read_replies(std::size_t count, std::chrono::milliseconds block);
     // Waits until the socket is ready for `events` (poll(2)), looking at the stop flag every 100 ms.
-    // Throws a transient QueueError after `timeout` (0: never), Interrupted a second after a stop.
-    // `flag` names the timeout in the error ("--read-timeout").
+    // Throws a transient QueueError after `timeout` (0: never), Interrupted a second after a stop, or a
+    // second after `answer_due` when that is later: a blocking command is answered once its block time
+    // is over, and a stop that came during it (a signal that woke this very poll) is no reason to give up
+    // on a healthy server. `flag` names the timeout in the error ("--read-timeout").
     void wait_for_socket(short events, std::chrono::milliseconds timeout, std::string_view during,
-                         std::string_view flag);
+                         std::string_view flag, std::chrono::steady_clock::time_point answer_due = {});
     bool stop_requested() const noexcept;
     [[noreturn]] void throw_connection_lost(std::string_view during);
     void wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline);

@@ -26,7 +26,7 @@ layers=(
   "backend/registry"
   "throttle"
   "run enqueue"
-  "job"
+  "job consume"
   "cli"
 )
 # Known arrows that run the wrong way, each to be removed (and then from here), FILE -> FOLDER:

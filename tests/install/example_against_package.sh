@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs rowpump from the build tree into a temporary prefix, builds examples/ against the installed
-# package (find_package(rowpump)), runs the program against the local servers and checks what it wrote.
+# package (find_package(rowpump)), runs the programs against the local servers and checks what they did:
+# bulk_enqueue's tasks and rows, and consume_tasks's run of its own consumers.
 set -euo pipefail
 build_dir="$1"
 source_dir="$2"
 work="$(mktemp -d)"
 queue="rp_test:example:$$"
+consumed="rp_test:example_consume:$$"
 cleanup() {
-  redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" "$queue:rows" >/dev/null 2>&1 || true
+  redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" "$queue:rows" "$consumed" "$consumed:dead" "$consumed:delayed" \
+    "$consumed:attempts" "$consumed:consumers" >/dev/null 2>&1 || true
   mariadb_cli -e "DROP TABLE IF EXISTS rp_test_example_$$" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -38,3 +41,13 @@ tasks="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue")"
 rows="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue:rows")"
 [[ "$tasks" == 1000 && "$rows" == 500 ]] || { echo "expected 1000 tasks and 500 rows, found $tasks and $rows" >&2; exit 1; }
 echo "example built against the installed package: $tasks tasks enqueued, $rows rows streamed"
+
+# A program that runs its own consumers: 100 tasks, every tenth retried once, task 7 given up as dead.
+output="$("$work/examples/consume_tasks" "$consumed")"
+echo "$output"
+expected="consumed 100 tasks: 99 done, 10 retried, 1 dead, 99 done exactly once, queue drained"
+[[ "$output" == "$expected" ]] || { echo "unexpected output, expected: $expected" >&2; exit 1; }
+left="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$consumed")"
+dead="$(redis-cli -u "$ROWPUMP_REDIS_URL" lrange "$consumed:dead" 0 -1)"
+[[ "$left" == 0 && "$dead" == '{"task":7}' ]] || { echo "expected an empty queue and task 7 dead, found $left ready and dead: $dead" >&2; exit 1; }
+echo "consumers embedded in a program drained their queue: task 7 dead, the others done once"

@@ -251,9 +251,10 @@ std::vector<std::size_t> MySqlQueue::ack(const std::vector<Task>& tasks) {
     return stale_tasks;
 }
 
-FailOutcome MySqlQueue::fail(const Task& task, const std::string& error) {
+FailOutcome MySqlQueue::fail(const Task& task, const std::string& error) { return fail(task, error, impl_->options.retry); }
+
+FailOutcome MySqlQueue::fail(const Task& task, const std::string& error, const RetryPolicy& retry) {
     Impl& q = *impl_;
-    const RetryPolicy& retry = q.options.retry;
     const std::vector<mysql::Param> params{
         std::int64_t{retry.max_attempts},        std::int64_t{retry.max_attempts},
         microseconds(retry.backoff_cap),         microseconds(retry.backoff_base),

@@ -216,9 +216,10 @@ std::vector<std::size_t> RedisQueue::ack(const std::vector<Task>& task_list) {
     return stale_tasks;
 }
 
-FailOutcome RedisQueue::fail(const Task& task, const std::string& error) {
+FailOutcome RedisQueue::fail(const Task& task, const std::string& error) { return fail(task, error, impl_->options.retry); }
+
+FailOutcome RedisQueue::fail(const Task& task, const std::string& error, const RetryPolicy& retry) {
     Impl& q = *impl_;
-    const RetryPolicy& retry = q.options.retry;
     const std::string max_attempts = std::to_string(retry.max_attempts);
     const std::string base = std::to_string(retry.backoff_base.count());
     const std::string cap = std::to_string(retry.backoff_cap.count());

@@ -1,0 +1,131 @@
+#pragma once
+// Running consumers in a program: W workers claim tasks from a MySQL queue table or a Redis queue, hand
+// each to a handler, and acknowledge, retry or bury it by what the handler returns. It is the loop of
+// `rowpump queue consume`, which runs a command per task through this same function.
+//
+// Around the handler, run_consumers keeps the claims alive (MySQL: renews them while a task runs; Redis:
+// heartbeats), takes back the tasks of consumers that died or stalled (the reaper), moves due delayed
+// tasks and retries back to the ready list (Redis), and with until_empty stops once the queue is drained.
+// Delivery is at least once (docs/DESIGN.md, "Queues"): a handler must be idempotent.
+// Like every public header, C++17 is enough to include it.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "rowpump/error.hpp"
+#include "rowpump/options.hpp"
+#include "rowpump/queue.hpp"
+
+namespace ROWPUMP_EXPORT rowpump {
+
+// The task a handler is given. The views are valid during the call only.
+struct TaskContext {
+    std::string_view queue;    // the queue table's or the Redis queue's name
+    std::uint64_t id = 0;      // MySQL: the row id; Redis: 0 (a Redis task is its payload)
+    int attempt = 1;           // 1 on the first delivery; more than 1: the task may have run before
+    std::string_view payload;
+    // Keeps the task's claim alive: a handler that may run longer than a third of claim_timeout (MySQL)
+    // calls it now and then, or the reaper takes the task for a lost one. Cheap: it renews at most once
+    // per third of the timeout. Redis consumers need not call it (their heartbeats run on their own).
+    std::function<void()> heartbeat;
+};
+
+// What became of a task, as the handler decides. An exception thrown by the handler is fail(what()).
+struct TaskResult {
+    enum class Kind {
+        ok,     // acknowledged: done
+        retry,  // a failure, run again after `delay` (0: at once); dead once it reaches max attempts
+        fail,   // a failure, run again after the queue's retry backoff; dead once it reaches max attempts
+        dead,   // given up at once, whatever its attempts (MySQL status 'dead', Redis Q:dead)
+    };
+    Kind kind = Kind::ok;
+    std::chrono::milliseconds delay{0};  // retry only
+    std::string reason;                  // MySQL keeps it in last_error; both log it
+
+    static TaskResult ok() { return {}; }
+    static TaskResult retry(std::chrono::milliseconds delay, std::string reason = "its handler asked for a retry") {
+        return {Kind::retry, delay, std::move(reason)};
+    }
+    static TaskResult fail(std::string reason) { return {Kind::fail, {}, std::move(reason)}; }
+    static TaskResult dead(std::string reason) { return {Kind::dead, {}, std::move(reason)}; }
+};
+
+// Called on several worker threads at once: it must be safe to call concurrently.
+using TaskHandler = std::function<TaskResult(const TaskContext&)>;
+
+// Thrown by a handler that cannot work at all (its program is missing, its own service is gone): unlike
+// other exceptions it fails no task but stops the run, as a failure of the queue does; run_consumers then
+// throws it. The task in hand stays claimed until the reaper takes it back.
+class ConsumerHalt : public Error {
+public:
+    explicit ConsumerHalt(const std::string& message) : Error(message) {}
+};
+
+// What a task came to, once its handler returned.
+enum class TaskOutcome {
+    done,     // acknowledged
+    retried,  // failed, and will run again
+    dead,     // failed at max attempts, or the handler said dead
+    stale,    // its claim was taken away meanwhile (the reaper gave it to someone else): nothing was recorded
+};
+
+struct ConsumerReport {
+    std::uint64_t done = 0;
+    std::uint64_t failed = 0;       // results other than ok (retried or dead since)
+    std::uint64_t retried = 0;
+    // Went dead during the run: the handler's, and tasks the reaper took back too often.
+    std::uint64_t dead = 0;
+    std::uint64_t stale = 0;
+    std::uint64_t handed_back = 0;  // claimed, then released unprocessed at a stop (no attempt counted)
+    // until_empty: the queue held nothing left to run when the workers ended (see ConsumerOptions).
+    bool drained = false;
+    std::uint64_t delayed_left = 0;  // until_empty: tasks their producer delayed that are not due yet
+    bool stopped = false;            // the stop flag was set
+};
+
+struct ConsumerOptions {
+    // The queue: set exactly one of `mysql` and `redis`. Its options hold the queue's name, the retry
+    // policy (max attempts, backoff) and, for MySQL, the claim mode and max crashes.
+    std::optional<MySqlOptions> mysql;
+    MySqlQueueOptions mysql_queue;
+    std::optional<RedisOptions> redis;
+    // redis_queue.consumer, when set, names the workers <consumer>:0, <consumer>:1, ...; a worker
+    // restarted under the same name takes over what its predecessor held.
+    RedisQueueOptions redis_queue;
+
+    std::size_t workers = 1;  // each with its own connection
+    std::size_t batch = 1;    // tasks claimed at a time by a worker
+    // How long a worker waits for a task before it looks at the stop flag again.
+    std::chrono::milliseconds wait{1000};
+    // Drain: stop once no task is ready, due, waiting out a retry delay or held by a live consumer (the
+    // held ones are waited for; those of consumers that are gone are taken back and run). Tasks their
+    // producer delayed are left and counted (ConsumerReport::delayed_left).
+    bool until_empty = false;
+    // MySQL: a claim older than this is taken back, so a handler renews it (TaskContext::heartbeat).
+    std::chrono::milliseconds claim_timeout{std::chrono::minutes(5)};
+    // Redis: a consumer whose heartbeat is older than this is taken for dead and its tasks recovered.
+    std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};
+    // How often lost claims are taken back (MySQL reap, Redis recover); 0: never.
+    std::chrono::milliseconds reap_interval{std::chrono::seconds(5)};
+
+    // When it becomes true, each worker finishes the task it runs, hands the rest of its batch back and
+    // stops. A wait on a Redis server that stopped answering ends about a second later (Interrupted).
+    const std::atomic<bool>* stop = nullptr;
+    // Called after each task's outcome is recorded, on its worker's thread.
+    std::function<void(const TaskContext&, TaskOutcome)> on_outcome;
+    // Called once every worker has stopped, with the counts, also when run_consumers then throws.
+    std::function<void(const ConsumerReport&)> on_finished;
+};
+
+// Runs the consumers until the stop flag is set or, with until_empty, the queue is drained. Bad options
+// throw UsageError before anything is claimed; a failure of the queue (or a ConsumerHalt) stops every
+// worker and is thrown once all of them stopped, as a backfill's is.
+ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler);
+
+}  // namespace rowpump

@@ -1,0 +1,44 @@
+#pragma once
+// One run of run_consumers (rowpump/consumer.hpp): the state its threads share, and what each thread
+// does: a worker claims tasks, hands them to the handler and records what became of them; the
+// maintenance thread beats, promotes and reaps (queue/queue_maintainer.hpp).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "queue/queue_consumer.hpp"
+#include "queue/queue_maintainer.hpp"
+#include "rowpump/consumer.hpp"
+
+namespace rowpump::consume {
+
+struct ConsumerRun {
+    ConsumerRun(const ConsumerOptions& run_options, const TaskHandler& task_handler, std::string queue_name,
+                RetryPolicy queue_retry)
+        : options(run_options), handler(task_handler), queue(std::move(queue_name)), retry(queue_retry) {}
+
+    const ConsumerOptions& options;
+    const TaskHandler& handler;
+    const std::string queue;   // for log lines and TaskContext::queue
+    const RetryPolicy retry;   // the queue's own; a handler's retry or dead changes it per task
+    std::atomic<bool> halt{false};  // a worker or the maintenance failed: everyone stops (run_workers)
+    std::atomic<std::uint64_t> done{0}, failed{0}, retried{0}, dead{0}, stale{0}, handed_back{0};
+    std::atomic<std::uint64_t> delayed_left{0};   // until_empty: as the last worker to look saw them
+    std::atomic<std::size_t> drained_workers{0};  // until_empty: workers that found nothing left to run
+    std::atomic<bool> said_held{false};           // until_empty: the wait for other consumers was logged
+
+    bool stop_requested() const { return options.stop != nullptr && options.stop->load(); }
+    bool stopping() const { return stop_requested() || halt.load(); }
+    ConsumerReport report() const;
+};
+
+// Claims and runs tasks until the run stops or, with until_empty, nothing is left. On a failure it hands
+// the rest of its batch back (best effort) and throws.
+void work(QueueConsumer& consumer, ConsumerRun& run);
+
+// Ticks the maintainer until no worker runs any more or the run halts; throws what a tick threw.
+void maintain(QueueMaintainer& maintainer, ConsumerRun& run, const std::atomic<std::size_t>& workers_running);
+
+}  // namespace rowpump::consume

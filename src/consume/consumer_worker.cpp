@@ -1,0 +1,176 @@
+// A consumer worker: claim up to `batch` tasks, run the handler on each, record its result (ack, fail
+// with the queue's backoff or the handler's delay, dead), and with until_empty wait for what the queue
+// still owes before it stops. On a stop it finishes the task it runs and hands the rest of its batch back
+// unprocessed (no attempt counted).
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "consume/consumer_run.hpp"
+#include "log.hpp"
+
+namespace rowpump::consume {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// How long a drain's wait sleeps before it looks at the stop flag again.
+constexpr milliseconds stop_check{1000};
+
+TaskResult handle(const TaskHandler& handler, const TaskContext& context) {
+    try {
+        return handler(context);
+    } catch (const ConsumerHalt&) {
+        throw;
+    } catch (const std::exception& error) {
+        return TaskResult::fail(error.what());
+    } catch (...) {
+        return TaskResult::fail("its handler threw something that is not a std::exception");
+    }
+}
+
+// The queue's retry policy, changed as the handler asked: its own delay, or dead whatever the attempts.
+RetryPolicy policy_for(const TaskResult& result, const RetryPolicy& queue_policy) {
+    RetryPolicy policy = queue_policy;
+    if (result.kind == TaskResult::Kind::retry) {
+        policy.backoff_base = policy.backoff_cap = std::max(result.delay, milliseconds(0));
+        policy.jitter = 0;
+    } else if (result.kind == TaskResult::Kind::dead) {
+        policy.max_attempts = 1;
+    }
+    return policy;
+}
+
+// Acknowledges or fails the task as the result says, with the log lines `queue consume` has always had.
+TaskOutcome record(QueueConsumer& consumer, const Task& task, const TaskResult& result, ConsumerRun& run) {
+    if (result.kind == TaskResult::Kind::ok) {
+        consumer.ack(task);
+        return TaskOutcome::done;
+    }
+    ++run.failed;
+    log().debug("{} that failed has the payload {}", consumer.describe(task), task.payload);
+    const bool dead = consumer.fail(task, result.reason, policy_for(result, run.retry)) == FailOutcome::dead;
+    const std::string what = consumer.describe(task);
+    if (result.kind == TaskResult::Kind::dead)
+        log().error("{} failed ({}): its handler gave it up, now dead", what, result.reason);
+    else if (dead)
+        log().error("{} failed ({}): attempt {} of {}, now dead", what, result.reason, task.attempts + 1,
+                    run.retry.max_attempts);
+    else if (result.kind == TaskResult::Kind::retry)
+        log().warn("{} failed ({}): attempt {} of {}, will retry in {} ms", what, result.reason, task.attempts + 1,
+                   run.retry.max_attempts, std::max(result.delay, milliseconds(0)).count());
+    else
+        log().warn("{} failed ({}): attempt {} of {}, will retry", what, result.reason, task.attempts + 1,
+                   run.retry.max_attempts);
+    return dead ? TaskOutcome::dead : TaskOutcome::retried;
+}
+
+void count(ConsumerRun& run, TaskOutcome outcome) {
+    switch (outcome) {
+        case TaskOutcome::done: ++run.done; break;
+        case TaskOutcome::retried: ++run.retried; break;
+        case TaskOutcome::dead: ++run.dead; break;
+        case TaskOutcome::stale: ++run.stale; break;
+    }
+}
+
+void process(QueueConsumer& consumer, const Task& task, ConsumerRun& run) {
+    consumer.heartbeat();
+    TaskContext context;
+    context.queue = run.queue;
+    context.id = task.id;
+    context.attempt = task.deliveries;
+    context.payload = task.payload;
+    context.heartbeat = [&consumer] { consumer.heartbeat(); };
+    const TaskResult result = handle(run.handler, context);
+    TaskOutcome outcome = TaskOutcome::stale;
+    try {
+        outcome = record(consumer, task, result, run);
+    } catch (const StaleClaim& error) {
+        log().warn("{}: {}", consumer.describe(task), error.what());
+    }
+    count(run, outcome);
+    if (run.options.on_outcome) run.options.on_outcome(context, outcome);
+}
+
+// until_empty found nothing to take: whether to look again. Waits (a stop cuts it short) while tasks are
+// due but not takeable yet, failed ones wait out their retry delay, or other consumers hold tasks: they are
+// this drain's to finish, and leaving them would report a drained queue with work in it. Claims whose
+// owner is gone are taken back at once; live owners' are waited for (acknowledged, or failed and run here,
+// or taken back once their owner dies). The others (delayed by their producer) are counted.
+bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
+    // Due tasks become takeable within the Redis promote interval or the MySQL claim cursor's reread.
+    constexpr milliseconds shortest_wait{20};
+    // How often the claims of other consumers are looked at again.
+    constexpr milliseconds held_wait{250};
+    const Backlog backlog = consumer.backlog();
+    run.delayed_left = backlog.later;
+    if (backlog.waiting == 0 && backlog.held == 0) return false;
+    milliseconds wait = std::max(backlog.next_due, shortest_wait);
+    if (backlog.waiting == 0) {
+        if (!run.said_held.exchange(true))
+            log().info("queue {}: waiting for {} task(s) other consumers hold, {} of them by consumers known to be "
+                       "gone: each is acknowledged, or fails and runs here, or is taken back once its consumer is "
+                       "gone (MySQL: its connection; Redis: its heartbeat, after --heartbeat-timeout)",
+                       run.queue, backlog.held, backlog.orphaned);
+        const ReapResult reaped = consumer.reap();
+        if (reaped.released + reaped.dead > 0) {
+            run.dead += reaped.dead;
+            log().warn("queue {}: took back {} task(s) of consumers that are gone: {} ready again, {} dead (lost too often)",
+                       run.queue, reaped.released + reaped.dead, reaped.released, reaped.dead);
+            return true;
+        }
+        wait = held_wait;
+    }
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (!run.stopping() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::min(stop_check, std::chrono::duration_cast<milliseconds>(
+                                                             until - std::chrono::steady_clock::now())));
+    return true;
+}
+
+}  // namespace
+
+void work(QueueConsumer& consumer, ConsumerRun& run) {
+    std::vector<Task> tasks;
+    std::size_t next = 0;
+    try {
+        while (!run.stopping()) {
+            tasks = consumer.claim(run.options.batch, run.options.until_empty ? milliseconds(0) : run.options.wait);
+            next = 0;
+            if (tasks.empty() && run.options.until_empty) {
+                if (wait_for_backlog(consumer, run)) continue;
+                ++run.drained_workers;
+                return;
+            }
+            for (; next < tasks.size() && !run.stopping(); ++next) process(consumer, tasks[next], run);
+            if (next < tasks.size()) {
+                consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next), tasks.end()));
+                run.handed_back += tasks.size() - next;
+                tasks.clear();
+            }
+        }
+    } catch (...) {
+        // Best effort: whatever stays claimed comes back through the reaper / recovery anyway.
+        try {
+            if (next + 1 < tasks.size())
+                consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next + 1), tasks.end()));
+        } catch (const std::exception&) {
+        }
+        throw;
+    }
+}
+
+void maintain(QueueMaintainer& maintainer, ConsumerRun& run, const std::atomic<std::size_t>& workers_running) {
+    constexpr milliseconds maintenance_tick{50};
+    while (workers_running.load() > 0 && !run.halt.load()) {
+        // Tasks the reaper found dead (taken back too often) went dead during this run too.
+        run.dead += maintainer.tick().dead;
+        std::this_thread::sleep_for(maintenance_tick);
+    }
+}
+
+}  // namespace rowpump::consume

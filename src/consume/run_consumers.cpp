@@ -1,0 +1,137 @@
+// run_consumers (rowpump/consumer.hpp): checks the options, opens one connection per worker and one for
+// the maintenance, and runs them all on the backfills' worker pool (run/run_workers.hpp), so the first
+// failure of any stops the others, as in a backfill.
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "consume/consumer_run.hpp"
+#include "log.hpp"
+#include "run/run_workers.hpp"
+
+namespace rowpump {
+
+namespace consume {
+
+ConsumerReport ConsumerRun::report() const {
+    ConsumerReport report;
+    report.done = done.load();
+    report.failed = failed.load();
+    report.retried = retried.load();
+    report.dead = dead.load();
+    report.stale = stale.load();
+    report.handed_back = handed_back.load();
+    report.drained = options.until_empty && drained_workers.load() == options.workers;
+    report.delayed_left = delayed_left.load();
+    report.stopped = stop_requested();
+    return report;
+}
+
+}  // namespace consume
+
+namespace {
+
+using std::chrono::milliseconds;
+
+void check(const ConsumerOptions& options) {
+    if (options.mysql.has_value() == options.redis.has_value())
+        throw UsageError("consumers need one queue: set exactly one of ConsumerOptions::mysql and ::redis");
+    if (options.workers == 0) throw UsageError("consumers need at least 1 worker");
+    if (options.batch == 0) throw UsageError("consumers need a batch of at least 1 task");
+    if (options.wait <= milliseconds(0))
+        throw UsageError("ConsumerOptions::wait must be more than 0: a worker would ask the queue for tasks without a pause");
+    if (options.reap_interval < milliseconds(0) || options.heartbeat_timeout < milliseconds(0))
+        throw UsageError("ConsumerOptions::reap_interval and ::heartbeat_timeout cannot be negative");
+    if (options.mysql && options.claim_timeout <= milliseconds(0))
+        throw UsageError("ConsumerOptions::claim_timeout must be more than 0: every claim would be taken back at once");
+}
+
+// Each worker's own name (Redis): <consumer>:<n> when the options name the consumers.
+RedisQueueOptions worker_queue(const ConsumerOptions& options, std::size_t index) {
+    RedisQueueOptions queue = options.redis_queue;
+    if (!queue.consumer.empty()) queue.consumer += ":" + std::to_string(index);
+    return queue;
+}
+
+struct Connections {
+    std::vector<std::unique_ptr<QueueConsumer>> consumers;
+    std::unique_ptr<QueueMaintainer> maintainer;
+};
+
+Connections open_connections(const ConsumerOptions& options, const RedisOptions* redis) {
+    Connections opened;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < options.workers; ++i) {
+        if (options.mysql)
+            opened.consumers.push_back(open_mysql_consumer(*options.mysql, options.mysql_queue, options.claim_timeout));
+        else
+            opened.consumers.push_back(open_redis_consumer(*redis, worker_queue(options, i), options.heartbeat_timeout));
+        names.push_back(opened.consumers.back()->name());
+    }
+    if (options.mysql)
+        opened.maintainer =
+            open_mysql_maintainer(*options.mysql, options.mysql_queue, options.claim_timeout, options.reap_interval);
+    else
+        opened.maintainer = open_redis_maintainer(*redis, options.redis_queue, std::move(names),
+                                                  options.heartbeat_timeout, options.reap_interval);
+    return opened;
+}
+
+// A consumer that leaves cleanly is forgotten at once (Redis: its heartbeat goes).
+void sign_off(const std::vector<std::unique_ptr<QueueConsumer>>& consumers) {
+    for (const auto& consumer : consumers) {
+        try {
+            consumer->leave();
+        } catch (const Error& error) {
+            log().warn("cannot sign off consumer {}: {}", consumer->name(), error.what());
+        }
+    }
+}
+
+}  // namespace
+
+ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler) {
+    check(options);
+    if (!handler) throw UsageError("run_consumers needs a handler");
+    // A stop also ends a wait on a Redis server that stopped answering, within about a second.
+    std::optional<RedisOptions> redis_options = options.redis;
+    if (redis_options && redis_options->stop == nullptr) redis_options->stop = options.stop;
+    const bool on_mysql = options.mysql.has_value();
+    Connections connections = open_connections(options, redis_options ? &*redis_options : nullptr);
+    const std::string queue = on_mysql ? options.mysql_queue.table : options.redis_queue.queue;
+    log().info("consuming queue {} from {}: {} worker(s), batch {}{}", queue,
+               on_mysql ? options.mysql->redacted() : redis_options->redacted(), options.workers, options.batch,
+               options.until_empty ? ", until it is empty" : "");
+
+    consume::ConsumerRun run(options, handler, queue,
+                             on_mysql ? options.mysql_queue.retry : options.redis_queue.retry);
+    std::atomic<std::size_t> next_slot{0};
+    std::atomic<std::size_t> workers_running{options.workers};
+    std::exception_ptr failure;
+    try {
+        // One slot more than the workers: the maintenance, which stops once the last worker has.
+        run_workers(options.workers + 1, run.halt, {}, [&] {
+            const std::size_t slot = next_slot.fetch_add(1);
+            if (slot == options.workers) return consume::maintain(*connections.maintainer, run, workers_running);
+            struct Running {
+                std::atomic<std::size_t>& count;
+                ~Running() { count.fetch_sub(1); }
+            } running{workers_running};
+            consume::work(*connections.consumers[slot], run);
+        });
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    // After a failure, no sign-off: when the server is what failed, it would only wait out another retry
+    // budget; a consumer that did not sign off is forgotten by the next reap, with nothing to recover.
+    if (!failure) sign_off(connections.consumers);
+    const ConsumerReport report = run.report();
+    if (options.on_finished) options.on_finished(report);
+    if (failure) std::rethrow_exception(failure);
+    return report;
+}
+
+}  // namespace rowpump
