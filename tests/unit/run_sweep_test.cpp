@@ -88,11 +88,15 @@ struct SweepCase {
     Fault fault;
 };
 
-std::string case_name(const testing::TestParamInfo<SweepCase>& info) {
-    const SweepCase& c = info.param;
+std::string describe(const SweepCase& c) {
     return std::string(c.with_job_id ? "job" : "board") + "_w" + std::to_string(c.workers) + "_p" +
            std::to_string(c.partitions) + "_page" + std::to_string(c.page_size) + "_" + test::to_string(c.fault);
 }
+
+std::string case_name(const testing::TestParamInfo<SweepCase>& info) { return describe(info.param); }
+
+// gtest names a failing case by its parameter: the case's name, not its bytes.
+void PrintTo(const SweepCase& c, std::ostream* out) { *out << describe(c); }
 
 std::vector<SweepCase> sweep_cases() {
     std::vector<SweepCase> cases;
