@@ -1,7 +1,6 @@
 #include "run/board_source.hpp"
 
 #include "log.hpp"
-#include "partition/midpoint.hpp"
 
 namespace rowpump {
 
@@ -17,7 +16,7 @@ public:
     // A board range is never read again: its owner splits it between pages, at its own position.
     const std::optional<KeyValue>& resume_after() const override { return start_; }
 
-    void between_pages(PageReader& reader) override {
+    void between_pages(RangeReader& reader) override {
         if (shared_.split_requested.exchange(false)) source_.split(index_, shared_, reader);
     }
     void on_read(std::size_t rows) override { shared_.rows_read += rows; }
@@ -38,7 +37,7 @@ private:
 }  // namespace
 
 BoardSource::BoardSource(const WorkerContext& context, RangeBoard& board)
-    : context_(context), board_(board), sink_(make_sink(context.spec.sink)) {}
+    : board_(board), sink_(context.connections.sink()), keys_(context.connections.keys()) {}
 
 std::unique_ptr<RangeLease> BoardSource::next() {
     const auto index = board_.acquire();
@@ -46,13 +45,12 @@ std::unique_ptr<RangeLease> BoardSource::next() {
     return std::make_unique<BoardLease>(*this, *index);
 }
 
-void BoardSource::split(std::size_t index, BoardRange& shared, PageReader& reader) {
-    if (!control_) control_.emplace(context_.spec.mysql);
+void BoardSource::split(std::size_t index, BoardRange& shared, RangeReader& reader) {
     const std::uint64_t remaining = shared.remaining();
     // Before its first page a reader stands at its range's own (inclusive) start, not after a key.
     const bool started = reader.position().has_value();
-    auto middle = find_midpoint(*control_, *context_.plan, started ? reader.position() : reader.range().lo,
-                                reader.range().hi, remaining, !started);
+    auto middle = keys_->midpoint(started ? reader.position() : reader.range().lo, reader.range().hi, remaining,
+                                  !started);
     if (!middle) {
         board_.refuse_split(index);
         return;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "mysql/connection.hpp"
+#include "run/key_order.hpp"
 #include "run/range_board.hpp"
 #include "run/range_worker.hpp"
 
@@ -20,15 +20,14 @@ public:
     void keep_alive() override { sink_->keep_alive(); }
 
     // Between two pages of the range at `index`: hands the upper half of what is left to the board.
-    void split(std::size_t index, BoardRange& shared, PageReader& reader);
+    void split(std::size_t index, BoardRange& shared, RangeReader& reader);
     Sink& sink() { return *sink_; }
     RangeBoard& board() { return board_; }
 
 private:
-    const WorkerContext& context_;
     RangeBoard& board_;
     std::unique_ptr<Sink> sink_;
-    std::optional<mysql::Connection> control_;  // for midpoint queries, opened at the first split
+    std::unique_ptr<KeyOrder> keys_;  // for midpoints; its connection opens at the first split
 };
 
 }  // namespace rowpump

@@ -5,7 +5,6 @@
 
 #include "checkpoint/key_codec.hpp"
 #include "log.hpp"
-#include "partition/midpoint.hpp"
 
 namespace rowpump {
 
@@ -23,7 +22,13 @@ std::size_t LedgerReport::recorded() const {
 
 void LedgerReport::wait_for_record(std::size_t seen, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    recorded_.wait_for(lock, timeout, [&] { return leases_ != seen; });
+    recorded_.wait_for(lock, timeout, [&] { return leases_ != seen || stopping_; });
+}
+
+void LedgerReport::stop_waits() {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    recorded_.notify_all();
 }
 
 std::vector<RangeSummary> LedgerReport::summarize(const JobState& job) const {
@@ -77,7 +82,7 @@ public:
     const std::optional<KeyValue>& resume_after() const override { return range_.last_key; }
 
     // The reader learns a split's new upper bound here, at its next page, and stops there.
-    void between_pages(PageReader& reader) override {
+    void between_pages(RangeReader& reader) override {
         std::lock_guard lock(mutex_);
         if (new_bound_) reader.set_upper_bound(std::move(*new_bound_));
         new_bound_.reset();
@@ -138,7 +143,8 @@ JobSource::JobSource(const WorkerContext& context, JobStore& store, std::mutex& 
       report_(report),
       // OFFSET pages count from where a reader started, which a split range's owner cannot keep.
       stealing_(context.plan->spec.strategy != PagingStrategy::offset),
-      split_threshold_(split_threshold(context.plan->spec)) {
+      split_threshold_(split_threshold(context.plan->spec)),
+      keys_(context.connections.keys()) {
     std::lock_guard lock(store_mutex_);
     ledger_ = store_.open_ledger();
 }
@@ -182,14 +188,7 @@ std::optional<StoredRange> JobSource::largest_remainder(const std::vector<Stored
     return *largest;
 }
 
-bool JobSource::key_before(const KeyValue& position, const KeyValue& bound) {
-    return rowpump::key_before(control(), *context_.plan, position, bound);
-}
-
-mysql::Connection& JobSource::control() {
-    if (!control_) control_.emplace(context_.spec.mysql);
-    return *control_;
-}
+bool JobSource::key_before(const KeyValue& position, const KeyValue& bound) { return keys_->before(position, bound); }
 
 std::optional<StoredRange> JobSource::steal(std::vector<StoredRange> pending) {
     if (!stealing_) return std::nullopt;
@@ -201,8 +200,8 @@ std::optional<StoredRange> JobSource::steal(std::vector<StoredRange> pending) {
         // The owner's checkpoint is where its rows in the queue end; before its first page, its range's
         // own (inclusive) start.
         const bool started = victim->last_key.has_value();
-        const auto middle = find_midpoint(control(), *context_.plan, started ? victim->last_key : victim->range.lo,
-                                          victim->range.hi, remaining, !started);
+        const auto middle =
+            keys_->midpoint(started ? victim->last_key : victim->range.lo, victim->range.hi, remaining, !started);
         if (!middle) {
             unsplittable_[victim->number] = victim->rows_written;
             continue;

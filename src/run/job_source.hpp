@@ -10,7 +10,6 @@
 #include <mutex>
 
 #include "checkpoint/job_store.hpp"
-#include "mysql/connection.hpp"
 #include "run/range_worker.hpp"
 
 namespace rowpump {
@@ -32,11 +31,15 @@ public:
     // it can only poll for). Taking `seen` before looking at the job closes the gap a notify could fall in.
     std::size_t recorded() const;
     void wait_for_record(std::size_t seen, std::chrono::milliseconds timeout);
+    // The run is ending (a stop, or a worker failed): waits return at once from now on, so an idle worker
+    // sees the stop now rather than after its poll.
+    void stop_waits();
 
 private:
     mutable std::mutex mutex_;
     std::condition_variable recorded_;
     std::size_t leases_ = 0;
+    bool stopping_ = false;
     std::map<std::uint32_t, std::uint64_t> rows_read_;  // by range number, over all its leases
     std::atomic<std::uint64_t> rows_written_{0};
     std::atomic<std::size_t> splits_{0};
@@ -63,7 +66,6 @@ private:
     std::optional<StoredRange> steal(std::vector<StoredRange> pending);
     // Splits `victim` at `middle`, following its owner's checkpoint while that stays below `middle`.
     std::optional<StoredRange> split_at(StoredRange victim, const KeyValue& middle, std::uint64_t moved_rows);
-    mysql::Connection& control();
     // The range another worker holds with the most rows left by the plan's estimate, if worth a split.
     std::optional<StoredRange> largest_remainder(const std::vector<StoredRange>& pending) const;
     bool job_finished();
@@ -75,9 +77,10 @@ private:
     std::unique_ptr<JobLedger> ledger_;
     bool stealing_;
     std::uint64_t split_threshold_;  // the fewest rows left (by the estimate) that are worth a split
-    // For midpoints and key comparisons, opened when first needed: by the thief (the worker's thread) or by
-    // the owner's writer thread after a split, never both at once (a worker steals only between ranges).
-    std::optional<mysql::Connection> control_;
+    // For midpoints and key comparisons, its connection opened when first needed: by the thief (the worker's
+    // thread) or by the owner's writer thread after a split, never both at once (a worker steals only
+    // between ranges).
+    std::unique_ptr<KeyOrder> keys_;
     // Ranges found too small to split, with their rows written then: not looked at again until they move.
     std::map<std::uint32_t, std::uint64_t> unsplittable_;
 };

@@ -40,7 +40,7 @@ void PageEncoder::encode(const Page& page, EncodedPage& into) const {
     into.last_key = page.last_key();
 }
 
-StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
+StreamEnd stream_pages(RangeReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
                        const std::atomic<bool>& stop) {
     // One page being read (here), one waiting, one being encoded and written (the writer thread).
     PageQueue queue(pages_in_flight - 2);

@@ -9,8 +9,8 @@
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/encode.hpp"
-#include "rowpump/reader.hpp"
 #include "rowpump/sink.hpp"
+#include "run/range_reader.hpp"
 
 namespace rowpump {
 
@@ -46,7 +46,7 @@ enum class StreamEnd { exhausted, stopped, refused };
 // A sink refused one message of `page` as too large: the same error, saying which row of the table it is.
 [[noreturn]] void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page);
 
-StreamEnd stream_pages(PageReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
+StreamEnd stream_pages(RangeReader& reader, const PageEncoder& encoder, const PipelineHooks& hooks,
                        const std::atomic<bool>& stop);
 
 }  // namespace rowpump

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "checkpoint/job_store.hpp"
-#include "rowpump/reader.hpp"
 #include "run/page_pipeline.hpp"
+#include "run/range_reader.hpp"
 
 namespace rowpump {
 
@@ -21,7 +21,7 @@ public:
     virtual const KeyRange& range() const = 0;
     virtual const std::optional<KeyValue>& resume_after() const = 0;
     // On the reading side, before each page: the reader stands between two pages there.
-    virtual void between_pages(PageReader& reader) = 0;
+    virtual void between_pages(RangeReader& reader) = 0;
     virtual void on_read(std::size_t rows) = 0;
     // Writes a page with its checkpoint. shrunk: nothing written, the range was split meanwhile: read
     // again from resume_after() up to the new range().hi. lost: nothing written, the range is another's.

@@ -24,14 +24,11 @@ namespace {
 
 std::string describe(const std::optional<KeyValue>& key, const char* none) { return key ? to_string(*key) : none; }
 
-// True when the range was read to its end. `session`: the worker's connection, opened for its first range
-// and kept for the rest (--consistent-snapshot's session, on board runs only: a job id is refused with
-// it, so nothing is read on from a checkpoint there).
-bool read_range(const WorkerContext& context, RangeSource& source, RangeLease& lease,
-                std::shared_ptr<ReaderSession>& session) {
-    if (!session) session = open_reader_session(context.spec.mysql, *context.plan);
+// True when the range was read to its end. `readers`: the worker's, over its one session.
+bool read_range(const WorkerContext& context, RangeSource& source, RangeLease& lease, WorkerReaders& readers) {
     for (;;) {
-        PageReader reader(session, context.plan, lease.range(), lease.resume_after());
+        const std::unique_ptr<RangeReader> opened = readers.open(lease.range(), lease.resume_after());
+        RangeReader& reader = *opened;
         bool shrunk = false;
         PipelineHooks hooks;
         // The sink's connection is the writer thread's; a held reader pings it only while no page is
@@ -77,12 +74,12 @@ void run_worker(const WorkerContext& context, RangeSource& source) {
     const auto started = std::chrono::steady_clock::now();
     auto busy_until = started;
     std::size_t ranges = 0;
-    std::shared_ptr<ReaderSession> session = context.snapshot ? context.snapshot->take() : nullptr;
+    const std::unique_ptr<WorkerReaders> readers = context.connections.readers();
     while (auto lease = source.next()) {
         ++ranges;
         bool exhausted = false;
         try {
-            exhausted = read_range(context, source, *lease, session);
+            exhausted = read_range(context, source, *lease, *readers);
         } catch (...) {
             lease->finish(false);
             throw;

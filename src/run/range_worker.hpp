@@ -7,7 +7,7 @@
 
 #include "run/page_pipeline.hpp"
 #include "run/range_source.hpp"
-#include "run/snapshot_sessions.hpp"
+#include "run/worker_connections.hpp"
 #include "throttle/rate_limiter.hpp"
 #include "throttle/throttle_gate.hpp"
 
@@ -19,7 +19,7 @@ struct WorkerContext {
     const PageEncoder& encoder;
     RateLimiter& rate;
     const std::atomic<bool>& stop;
-    SnapshotSessions* snapshot;  // --consistent-snapshot: each board worker reads through one of these
+    const WorkerConnections& connections;  // what each worker opens: readers, split keys, sink
     ThrottleGate& gate;
 };
 

@@ -14,6 +14,7 @@
 #include "run/job_source.hpp"
 #include "run/range_worker.hpp"
 #include "run/run_workers.hpp"
+#include "run/worker_connections.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
@@ -164,8 +165,10 @@ JobSummary run_board(const Prepared& prepared, const JobControl& control, std::s
     std::optional<SnapshotSessions> snapshot;
     if (prepared.spec.consistent_snapshot)
         snapshot.emplace(open_snapshot_sessions(prepared.spec.mysql, *prepared.plan, workers));
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(),
-                                halt, snapshot ? &*snapshot : nullptr, *prepared.gate};
+    const WorkerConnections connections =
+        mysql_worker_connections(prepared.spec, prepared.plan, snapshot ? &*snapshot : nullptr);
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(), halt, connections,
+                                *prepared.gate};
     double seconds = 0;
     {
         Watcher watcher(control, halt, [&] { return board.rows_written(); }, partitions.estimated_rows,
@@ -261,7 +264,9 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
     std::mutex store_mutex;
     LedgerReport report;
     const PageEncoder encoder(*prepared.encoder, *prepared.router);
-    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(), halt, nullptr, *prepared.gate};
+    const WorkerConnections connections = mysql_worker_connections(prepared.spec, prepared.plan, nullptr);
+    const WorkerContext context{prepared.spec, prepared.plan, encoder, prepared.gate->rate(), halt, connections,
+                                *prepared.gate};
     // Progress counts the whole job: what earlier runs and other processes wrote is read from the store,
     // when no worker is using its connection; in between, this process's own rows move it on.
     std::uint64_t job_rows_seen = before.rows_written;
@@ -294,9 +299,10 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
         return view;
     };
     {
-        Watcher watcher(control, halt, job_rows_written, before.estimated_rows, nullptr, before.rows_written);
+        Watcher watcher(control, halt, job_rows_written, before.estimated_rows, [&] { report.stop_waits(); },
+                        before.rows_written);
         const auto pass = prepared.gate->attach(halt, nullptr, [&] { return job_view(watcher.seconds()); });
-        run_workers(workers, halt, nullptr, [&] {
+        run_workers(workers, halt, [&] { report.stop_waits(); }, [&] {
             JobSource source(context, *store, store_mutex, report);
             run_worker(context, source);
         });
