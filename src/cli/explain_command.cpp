@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/plan_lines.hpp"
 #include "cli/run_command.hpp"
-#include "job/explain_job.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/options.hpp"
+#include "run/explain_job.hpp"
 
 namespace rowpump::cli {
 
@@ -27,9 +28,7 @@ CLI::App* setup_explain(CLI::App& app, ExplainOptions& options) {
 
 namespace {
 
-std::string bound(const std::optional<KeyValue>& key, const char* open) { return key ? to_string(*key) : open; }
-
-void print_table(const job::TextTable& table) {
+void print_table(const TextTable& table) {
     std::vector<std::size_t> widths;
     for (const auto& column : table.columns) widths.push_back(column.size());
     for (const auto& row : table.rows)
@@ -53,20 +52,16 @@ void print_table(const job::TextTable& table) {
 
 int run_explain(const ExplainOptions& options) {
     const JobSpec spec = load_job(options.job_file, options.overrides);
-    const job::JobExplanation explanation = job::explain_job(spec);
-    std::printf("table %s, key (", explanation.table.c_str());
-    for (std::size_t i = 0; i < explanation.key.size(); ++i)
-        std::printf("%s%s", i ? ", " : "", explanation.key[i].c_str());
-    std::printf("): %s; paging %s, %zu %s ranges, ~%llu rows\n", explanation.key_reason.c_str(),
-                to_string(explanation.strategy).c_str(), explanation.ranges.size(),
-                to_string(explanation.partition_strategy).c_str(),
-                static_cast<unsigned long long>(explanation.estimated_rows));
-    std::printf("%s\n", explanation.planning.c_str());
+    const JobExplanation explanation = explain_job(spec);
+    const ReadPlan& plan = *explanation.outline.plan;
+    const PartitionPlan& partitions = explanation.outline.partitions;
+    std::printf("%s; paging %s, %zu %s ranges, ~%llu rows\n", describe_key(plan).c_str(),
+                to_string(plan.spec.strategy).c_str(), explanation.ranges.size(),
+                to_string(partitions.strategy).c_str(), static_cast<unsigned long long>(partitions.estimated_rows));
+    std::printf("%s\n", describe_planning(partitions).c_str());
     for (std::size_t i = 0; i < explanation.ranges.size(); ++i) {
         const auto& range = explanation.ranges[i];
-        std::printf("\nrange %zu [%s, %s) ~%llu rows\n", i, bound(range.partition.range.lo, "start").c_str(),
-                    bound(range.partition.range.hi, "end").c_str(),
-                    static_cast<unsigned long long>(range.partition.estimated_rows));
+        std::printf("\n%s\n", describe_range(i, range.partition).c_str());
         for (const auto& query : range.queries) {
             std::printf("  %s:\n    %s\n", query.label.c_str(), query.sql.c_str());
             std::string params;

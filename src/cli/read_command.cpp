@@ -1,13 +1,12 @@
 #include "cli/read_command.hpp"
 
-#include <cstdio>
-#include <exception>
-#include <thread>
+#include <atomic>
 
 #include "cli/number_flags.hpp"
+#include "cli/stdout_lines.hpp"
+#include "route/router.hpp"
 #include "rowpump/encode.hpp"
-#include "rowpump/error.hpp"
-#include "run/page_queue.hpp"
+#include "run/page_pipeline.hpp"
 
 namespace rowpump::cli {
 
@@ -26,69 +25,41 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
     return command;
 }
 
-namespace {
-
-void write_or_throw(const std::string& text) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
-        throw Error("cannot write to standard output");
-}
-
-}  // namespace
-
 int run_read(const ReadOptions& options) {
     const MySqlOptions mysql = options.source.mysql();
     const Format format = parse_format(options.format);
     auto plan = std::make_shared<const ReadPlan>(plan_read(mysql, options.source.read_spec()));
     PayloadOptions payload;
     apply_encoding_flags(options.encoding, payload);
-    auto encoder = make_encoder(format, plan->columns, payload);
+    const auto encoder = make_encoder(format, plan->columns, payload);
+    const Router router(RouteSpec{}, *plan);  // no routing: every row is a message ready now
     PageReader reader(mysql, plan);
 
-    static char buffer[1 << 20];
-    std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
-    std::string out = encoder->header();
-    if (!out.empty()) out += '\n';
-
-    std::uint64_t written = 0;
+    // The backfill's pipeline (run/page_pipeline.hpp) with standard output as its sink: the next page is
+    // read while the one before is encoded and written, so the server gets the next page's query as soon
+    // as it sent a page (a read that waited for each page to be written took 0.95 s for 1M rows, 0.74 s).
     const std::uint64_t limit = options.limit ? options.limit : UINT64_MAX;
-    // The reader runs ahead of the encoder by up to two pages, so the server always has the next page's
-    // query as soon as it sent the last row of a page: one page handed over per std::async left the
-    // server idle whenever encoding a page took longer than reading the next.
-    PageQueue pages(2);
-    std::exception_ptr read_failure;
-    std::thread read_ahead([&] {
-        try {
-            std::uint64_t read = 0;
-            while (read < limit) {
-                if (auto spare = pages.take_back()) reader.recycle(std::move(*spare));
-                auto page = reader.next_page();
-                if (!page) break;
-                read += page->row_count();
-                if (!pages.push(std::move(*page))) break;
-            }
-        } catch (...) {
-            read_failure = std::current_exception();
-        }
-        pages.close();
-    });
-    try {
-        while (auto page = pages.pop()) {
-            for (std::size_t row = 0; row < page->row_count() && written < limit; ++row, ++written) {
-                encoder->encode(*page, row, out);
-                out += '\n';
-            }
-            write_or_throw(out);
-            out.clear();
-            pages.give_back(std::move(*page));
-        }
-    } catch (...) {
-        pages.abandon();
-        read_ahead.join();
-        throw;
-    }
-    read_ahead.join();
-    if (read_failure) std::rethrow_exception(read_failure);
-    if (std::fflush(stdout) != 0) throw Error("cannot write to standard output");
+    std::uint64_t read = 0;
+    std::uint64_t written = 0;
+    std::atomic<bool> enough_read{false};
+    const std::string header = encoder->header();
+    bool header_written = false;
+    StdoutLines out;
+    PipelineHooks hooks;
+    hooks.on_read = [&](std::size_t rows) {
+        read += rows;
+        if (read >= limit) enough_read.store(true);
+    };
+    hooks.write = [&](const EncodedPage& page) {
+        // The header goes out with the first page: a read that fails before it, or finds no row, prints nothing.
+        if (!header_written && !header.empty()) out.add(header);
+        header_written = true;
+        for (std::size_t row = 0; row < page.messages.size() && written < limit; ++row, ++written)
+            out.add(page.messages[row].payload);
+        out.flush();
+        return written < limit;
+    };
+    stream_pages(reader, PageEncoder(*encoder, router), hooks, enough_read);
     return 0;
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
-#include "job/explain_job.hpp"
 #include "rowpump/reader.hpp"
+#include "run/explain_job.hpp"
 #include "run/job_plan.hpp"
 
 namespace rowpump::test {
@@ -115,7 +115,7 @@ TEST_F(ReaderExplainTest, IdInOnACompositeKeyReadsBothPhasesThroughThePagingInde
     spec.read.page_size = 1000;
     spec.partitions = 1;
     spec.workers = 1;
-    const auto explanation = job::explain_job(spec);
+    const auto explanation = explain_job(spec);
     ASSERT_EQ(explanation.ranges.size(), 1u);
     const auto& queries = explanation.ranges[0].queries;
     ASSERT_EQ(queries.size(), 2u) << "explain shows phase 1 and phase 2";
@@ -153,7 +153,7 @@ TEST_F(ReaderExplainTest, TheFirstPageHasThePageSizeTheRunUsesUnderARate) {
     spec.rate = 800;
     spec.partitions = 1;
     spec.workers = 1;
-    const auto explanation = job::explain_job(spec);
+    const auto explanation = explain_job(spec);
     ASSERT_EQ(explanation.ranges.size(), 1u);
     const auto& queries = explanation.ranges[0].queries;
     ASSERT_EQ(queries.size(), 1u);
