@@ -46,30 +46,21 @@
 # rp_bench_* and removed at the end, also after a failure.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-runs="${BENCH_RUNS:-5}"
-small_rows="${BENCH_ROWS:-${ROWS:-0}}"
-sections="${BENCH_SECTIONS:-redis file read mysql idin big}"
-keep_tables="${BENCH_KEEP_TABLES:-0}"
-page_size="${BENCH_PAGE_SIZE:-}"
-mydumper_threads="${BENCH_MYDUMPER_THREADS:-2}"
-mydumper_chunk="${BENCH_MYDUMPER_CHUNK:-100000}"
-insert_rows="${BENCH_INSERT_ROWS:-1000}"
-max_load="${BENCH_MAX_LOAD:-$(nproc)}"
-force="${BENCH_FORCE:-0}"
-[[ "$small_rows" =~ ^[0-9]+$ ]] || { log "bad ROWS / BENCH_ROWS: $small_rows (0: the whole sbtest1)"; exit 2; }
-if [[ "$small_rows" == 0 ]]; then
-  default_results="$root/bench/results/backfill_vs_peers.md"
-  dept_emp_default=331603
-else
-  default_results="${TMPDIR:-/tmp}/rp_bench_backfill_vs_peers.md"
-  dept_emp_default="$small_rows"
-fi
-results="${BENCH_RESULTS:-$default_results}"
-dept_emp_rows="${BENCH_DEPT_EMP_ROWS:-$dept_emp_default}"
-small_table=rp_bench_sbtest_small
+runs="$(setting BENCH_RUNS 5 count)"
+small_rows="$(small_mode_rows)"
+sections="$(setting BENCH_SECTIONS "redis file read mysql idin big")"
+keep_tables="$(setting BENCH_KEEP_TABLES 0)"
+page_size="$(setting BENCH_PAGE_SIZE "" optional-count)"
+mydumper_threads="$(setting BENCH_MYDUMPER_THREADS 2 count)"
+mydumper_chunk="$(setting BENCH_MYDUMPER_CHUNK 100000 count)"
+insert_rows="$(setting BENCH_INSERT_ROWS 1000 count)"
+results_file backfill_vs_peers "$small_rows"
+if [[ "$small_rows" == 0 ]]; then dept_emp_default=331603; else dept_emp_default="$small_rows"; fi
+dept_emp_rows="$(setting BENCH_DEPT_EMP_ROWS "$dept_emp_default" count)"
+small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
 big_table=rp_bench_sbtest_big
 dept_emp_table=rp_bench_dept_emp
 redis_key="rp_bench_peers_$$"
@@ -80,11 +71,6 @@ job_prefix="rp_bench_peers_$$_job"
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-for setting in "BENCH_RUNS=$runs" "BENCH_MYDUMPER_THREADS=$mydumper_threads" "BENCH_MYDUMPER_CHUNK=$mydumper_chunk" \
-               "BENCH_INSERT_ROWS=$insert_rows" "BENCH_DEPT_EMP_ROWS=$dept_emp_rows" ${page_size:+"BENCH_PAGE_SIZE=$page_size"}; do
-  [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || { log "bad $setting: expected a whole number above 0"; exit 2; }
-done
-[[ "$max_load" =~ ^[0-9]+([.][0-9]+)?$ ]] || { log "bad BENCH_MAX_LOAD: $max_load"; exit 2; }
 for section in $sections; do
   case "$section" in
     redis | file | read | mysql | idin | big) ;;
@@ -92,13 +78,11 @@ for section in $sections; do
   esac
 done
 section_on() { [[ " $sections " == *" $1 "* ]]; }
-for tool in mariadb redis-cli php mydumper gnuplot; do
-  command -v "$tool" >/dev/null 2>&1 || { log "$tool is not installed (scripts/setup.sh --bench)"; exit 2; }
-done
+require_tools mariadb redis-cli php mydumper gnuplot
 php -r 'exit(extension_loaded("mysqli") && extension_loaded("redis") ? 0 : 1);' ||
   { log "php needs the mysqli and redis extensions (php-mysql, php-redis)"; exit 2; }
 
-refuse_when_loaded "$max_load" "$force"
+refuse_when_loaded "$cores"
 
 # The clients get the passwords through private files, never a command line: an option file for mariadb
 # and mydumper, password files for rowpump's sink URLs (the same URLs without their passwords), REDISCLI_AUTH
@@ -181,19 +165,9 @@ expect_lines() {
 }
 
 # ---- the tables ---------------------------------------------------------------------------------------
-"$root/bench/sysbench_table.sh"
-if ((small_rows > 0)); then
-  table="$small_table"
-  log "small mode: $table, the first $small_rows rows of sbtest1"
-  sql "DROP TABLE IF EXISTS $table; CREATE TABLE $table LIKE sbtest1;
-       INSERT INTO $table SELECT * FROM sbtest1 ORDER BY id LIMIT $small_rows; ANALYZE TABLE $table" >/dev/null
-  created_tables+=("$table")
-else
-  table=sbtest1
-fi
-rows="$(sql "SELECT COUNT(*) FROM $table")"
-big_rows="${BENCH_BIG_ROWS:-$((4 * rows))}"
-[[ "$big_rows" =~ ^[0-9]+$ ]] || { log "bad BENCH_BIG_ROWS: $big_rows (0 skips the big item)"; exit 2; }
+((small_rows == 0)) || created_tables+=("$small_table")
+sbtest_table "$small_rows"
+big_rows="$(setting BENCH_BIG_ROWS "$((4 * rows))" whole "0 skips the big item")"
 ((big_rows > 0)) || sections="${sections/big/}"
 
 # An employees-style dept_emp: about one employee in ten is in a second department, so the primary key

@@ -23,31 +23,20 @@
 # sbtest1 is created first by bench/sysbench_table.sh (a no-op when it is there).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-runs="${BENCH_RUNS:-3}"
-sinks="${BENCH_SINKS:-redis mysql}"
-workers="${BENCH_WORKERS:-}"
-cores="$(nproc)"
-max_load="${BENCH_MAX_LOAD:-$cores}"
-force="${BENCH_FORCE:-0}"
-results="${BENCH_RESULTS:-$root/bench/results/checkpoint_overhead.md}"
-table="${BENCH_TABLE:-sbtest1}"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+runs="$(setting BENCH_RUNS 3 count)"
+sinks="$(setting BENCH_SINKS "redis mysql" sinks)"
+workers="$(setting BENCH_WORKERS "" optional-count)"
+table="$(setting BENCH_TABLE sbtest1 name)"
+results_file checkpoint_overhead
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ -z "$workers" || "$workers" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_WORKERS: $workers"; exit 2; }
-[[ "$max_load" =~ ^[0-9]+([.][0-9]+)?$ ]] || { log "bad BENCH_MAX_LOAD: $max_load"; exit 2; }
-[[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
-for sink in $sinks; do
-  [[ "$sink" == redis || "$sink" == mysql ]] || { log "bad sink in BENCH_SINKS: $sink (redis, mysql)"; exit 2; }
-done
-command -v mariadb >/dev/null 2>&1 || { log "the mariadb client is not installed"; exit 2; }
-command -v redis-cli >/dev/null 2>&1 || { log "redis-cli is not installed"; exit 2; }
+require_tools mariadb redis-cli
 
-refuse_when_loaded "$max_load" "$force"
+refuse_when_loaded "$cores"
 
 [[ "$table" != sbtest1 ]] || "$root/bench/sysbench_table.sh"
 

@@ -17,18 +17,16 @@
 # BENCH_MAX_LOAD (2) / BENCH_FORCE (0).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-runs="${BENCH_RUNS:-3}"
-partitions="${BENCH_PARTITIONS:-32}"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ "$partitions" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_PARTITIONS: $partitions"; exit 2; }
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+runs="$(setting BENCH_RUNS 3 count)"
+partitions="$(setting BENCH_PARTITIONS 32 count)"
 require_env ROWPUMP_MYSQL_URL
 require_rowpump "$rowpump_bin"
 make_private_dir rp_bench_partition_cost
 mysql_connection
 rowpump_password_files
-refuse_when_loaded "${BENCH_MAX_LOAD:-2}" "${BENCH_FORCE:-0}"
+refuse_when_loaded 2
 
 tables=(skew salaries names narrow5)
 [[ "${BENCH_SKIP_20M:-0}" == 1 ]] || tables+=(narrow20)

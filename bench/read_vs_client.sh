@@ -22,17 +22,15 @@
 # The table is created first by bench/sysbench_table.sh (a no-op when it is there).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-runs="${BENCH_RUNS:-5}"
-page_sizes="${BENCH_PAGE_SIZES:-1000 5000 10000 20000}"
-table="${BENCH_TABLE:-sbtest1}"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+runs="$(setting BENCH_RUNS 5 count)"
+page_sizes="$(setting BENCH_PAGE_SIZES "1000 5000 10000 20000")"
+table="$(setting BENCH_TABLE sbtest1 name)"
 
 require_env ROWPUMP_MYSQL_URL
 require_rowpump "$rowpump_bin"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
-command -v mariadb >/dev/null 2>&1 || { log "the mariadb client is not installed"; exit 2; }
+require_tools mariadb
 
 [[ "$table" != sbtest1 ]] || "$root/bench/sysbench_table.sh"
 

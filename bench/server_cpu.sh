@@ -13,19 +13,17 @@
 # key is rp_bench_server_cpu, emptied before and deleted after every run.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-runs="${BENCH_RUNS:-3}"
-partitions="${BENCH_PARTITIONS:-8}"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+runs="$(setting BENCH_RUNS 3 count)"
+partitions="$(setting BENCH_PARTITIONS 8 count)"
 key=rp_bench_server_cpu
 rows=1000000
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ "$partitions" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_PARTITIONS: $partitions"; exit 2; }
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-command -v php >/dev/null || { log "php is not installed (scripts/setup.sh --bench)"; exit 2; }
+require_tools php
 time_bin=/usr/bin/time
 [[ -x "$time_bin" ]] || { log "GNU time is not installed (scripts/setup.sh --bench)"; exit 2; }
 
@@ -78,7 +76,7 @@ rowpump_run() {
 }
 careful_run() { run "$1" php "$root/bench/peers/careful.php" sbtest1 "$key"; }
 
-refuse_when_loaded "${BENCH_MAX_LOAD:-$(nproc)}" "${BENCH_FORCE:-0}"
+refuse_when_loaded "$cores"
 log "warm-up: one run of each, not counted"
 rowpump_run warmup
 careful_run warmup

@@ -22,39 +22,25 @@
 # ruby-mysql2 (scripts/setup.sh --bench). Everything it creates is named rp_bench_* and removed at the end.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-runs="${BENCH_RUNS:-3}"
-small_rows="${BENCH_ROWS:-${ROWS:-0}}"
-sidekiq_db="${BENCH_SIDEKIQ_DB:-13}"
-max_load="${BENCH_MAX_LOAD:-$(nproc)}"
-force="${BENCH_FORCE:-0}"
+runs="$(setting BENCH_RUNS 3 count)"
+small_rows="$(small_mode_rows)"
+sidekiq_db="$(setting BENCH_SIDEKIQ_DB 13 whole)"
+results_file sidekiq_vs_push_bulk "$small_rows"
 job_class=RowpumpBench::RowJob
 queue="rp_bench_sidekiq_$$"
-small_table=rp_bench_sbtest_small
-for setting in "BENCH_RUNS=$runs"; do
-  [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || { log "bad $setting: expected a whole number above 0"; exit 2; }
-done
-[[ "$small_rows" =~ ^[0-9]+$ ]] || { log "bad ROWS / BENCH_ROWS: $small_rows (0: the whole sbtest1)"; exit 2; }
-[[ "$sidekiq_db" =~ ^[0-9]+$ ]] || { log "bad BENCH_SIDEKIQ_DB: $sidekiq_db"; exit 2; }
-if [[ "$small_rows" == 0 ]]; then
-  default_results="$root/bench/results/sidekiq_vs_push_bulk.md"
-else
-  default_results="${TMPDIR:-/tmp}/rp_bench_sidekiq_vs_push_bulk.md"
-fi
-results="${BENCH_RESULTS:-$default_results}"
+small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-for tool in mariadb redis-cli ruby; do
-  command -v "$tool" >/dev/null 2>&1 || { log "$tool is not installed (scripts/setup.sh --bench)"; exit 2; }
-done
+require_tools mariadb redis-cli ruby
 ruby -e 'require "mysql2"; require "sidekiq"' 2>/dev/null ||
   { log "ruby needs the sidekiq and mysql2 gems (Debian: ruby-sidekiq, ruby-mysql2; scripts/setup.sh --bench)"; exit 2; }
 
-refuse_when_loaded "$max_load" "$force"
+refuse_when_loaded "$cores"
 make_private_dir rp_bench_sidekiq
 mysql_connection default-character-set=utf8mb4
 redis_connection
@@ -80,17 +66,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 fail() { log "$*"; exit 1; }
 
-"$root/bench/sysbench_table.sh"
-if ((small_rows > 0)); then
-  table="$small_table"
-  log "small mode: $table, the first $small_rows rows of sbtest1"
-  sql "DROP TABLE IF EXISTS $table; CREATE TABLE $table LIKE sbtest1;
-       INSERT INTO $table SELECT * FROM sbtest1 ORDER BY id LIMIT $small_rows; ANALYZE TABLE $table" >/dev/null
-  created_small=1
-else
-  table=sbtest1
-fi
-rows="$(sql "SELECT COUNT(*) FROM $table")"
+((small_rows == 0)) || created_small=1
+sbtest_table "$small_rows"
 log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
 log "warm-up of the buffer pool: a client read of the table"
 mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null

@@ -18,16 +18,11 @@
 # BENCH_FORCE (0).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-runs="${BENCH_RUNS:-3}"
-rows="${BENCH_ROWS:-1000000}"
-sinks="${BENCH_SINKS:-redis}"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ "$rows" =~ ^[1-9][0-9]{2,}$ ]] || { log "bad BENCH_ROWS: $rows (at least 100)"; exit 2; }
-for sink in $sinks; do
-  [[ "$sink" == redis || "$sink" == mysql ]] || { log "bad sink in BENCH_SINKS: $sink (redis, mysql)"; exit 2; }
-done
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+runs="$(setting BENCH_RUNS 3 count)"
+rows="$(setting BENCH_ROWS 1000000 '^[1-9][0-9]{2,}$' "at least 100")"
+sinks="$(setting BENCH_SINKS redis sinks)"
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
@@ -35,7 +30,7 @@ make_private_dir rp_bench_steal
 mysql_connection
 redis_connection
 rowpump_password_files
-refuse_when_loaded "${BENCH_MAX_LOAD:-$(nproc)}" "${BENCH_FORCE:-0}"
+refuse_when_loaded "$cores"
 
 table=rp_bench_steal_skew
 created=0

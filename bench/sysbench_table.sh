@@ -13,18 +13,16 @@
 # never the command line.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
-table_size="${BENCH_TABLE_SIZE:-1000000}"
-table="${BENCH_TABLE:-sbtest1}"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+table_size="$(setting BENCH_TABLE_SIZE 1000000 count)"
+table="$(setting BENCH_TABLE sbtest1 name)"
 force_sequence=false
 case "${1:-}" in
   "") ;;
   --sequence) force_sequence=true ;;
   *) echo "usage: $0 [--sequence]" >&2; exit 2 ;;
 esac
-[[ "$table_size" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_TABLE_SIZE: $table_size"; exit 2; }
-[[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
 [[ "$table" == sbtest1 ]] || force_sequence=true
 
 require_env ROWPUMP_MYSQL_URL

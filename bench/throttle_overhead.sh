@@ -20,28 +20,21 @@
 # bench/sysbench_table.sh when it is missing).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$root/bench/lib/common.sh"
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$root/bench/lib/measure.sh"
-runs="${BENCH_RUNS:-5}"
-workers="${BENCH_WORKERS:-}"
-cores="$(nproc)"
-max_load="${BENCH_MAX_LOAD:-$cores}"
-force="${BENCH_FORCE:-0}"
-results="${BENCH_RESULTS:-$root/bench/results/throttle_overhead.md}"
-table="${BENCH_TABLE:-sbtest1}"
+runs="$(setting BENCH_RUNS 5 count)"
+workers="$(setting BENCH_WORKERS "" optional-count)"
+table="$(setting BENCH_TABLE sbtest1 name)"
+results_file throttle_overhead
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 require_env ROWPUMP_REPLICA_URL
 require_rowpump "$rowpump_bin"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_RUNS: $runs"; exit 2; }
-[[ -z "$workers" || "$workers" =~ ^[1-9][0-9]*$ ]] || { log "bad BENCH_WORKERS: $workers"; exit 2; }
-[[ "$max_load" =~ ^[0-9]+([.][0-9]+)?$ ]] || { log "bad BENCH_MAX_LOAD: $max_load"; exit 2; }
-[[ "$table" =~ ^[A-Za-z0-9_]+$ ]] || { log "bad BENCH_TABLE: $table"; exit 2; }
-command -v mariadb >/dev/null 2>&1 || { log "the mariadb client is not installed"; exit 2; }
+require_tools mariadb
 
-refuse_when_loaded "$max_load" "$force"
+refuse_when_loaded "$cores"
 [[ "$table" != sbtest1 ]] || "$root/bench/sysbench_table.sh"
 
 make_private_dir rp_bench_throttle

@@ -28,27 +28,28 @@ db_name=rowpump
 db_user=rowpump
 db_password=rowpump-local  # a local, test-only password (also in configs/local.env)
 
+# A unix socket path is limited to 107 bytes: socket_path DIR [TAG] is DIR/mariadbd.sock, or for a deep
+# checkout a path in the temp folder named after DIR.
+socket_path() {
+  local path="$1/mariadbd.sock"
+  (( ${#path} <= 100 )) || path="${TMPDIR:-/tmp}/rowpump-mariadbd-${2:+$2-}$(printf '%s' "$1" | cksum | cut -d' ' -f1).sock"
+  echo "$path"
+}
+
 mariadb_dir="$state_dir/mariadb"
 mariadb_data="$mariadb_dir/data"
 mariadb_pidfile="$mariadb_dir/mariadbd.pid"
 mariadb_log="$mariadb_dir/error.log"
-mariadb_socket="$mariadb_dir/mariadbd.sock"
+mariadb_socket="$(socket_path "$mariadb_dir")"
 replica_dir="$state_dir/mariadb-replica"
 replica_data="$replica_dir/data"
 replica_pidfile="$replica_dir/mariadbd.pid"
 replica_log="$replica_dir/error.log"
-replica_socket="$replica_dir/mariadbd.sock"
+replica_socket="$(socket_path "$replica_dir")"
 redis_dir="$state_dir/redis"
 redis_pidfile="$redis_dir/redis-server.pid"
 redis_log="$redis_dir/redis-server.log"
 
-# A unix socket path is limited to 107 bytes; a deep checkout gets its socket in the temp folder.
-if (( ${#mariadb_socket} > 100 )); then
-  mariadb_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-$(printf '%s' "$mariadb_dir" | cksum | cut -d' ' -f1).sock"
-fi
-if (( ${#replica_socket} > 100 )); then
-  replica_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-$(printf '%s' "$replica_dir" | cksum | cut -d' ' -f1).sock"
-fi
 
 log() { echo "services.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -124,28 +125,74 @@ mariadb_admin_sql() {
     --skip-column-names
 }
 
-mariadb_ping() {
-  "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$mariadb_socket" --user="$admin_user" \
+# mysqld_ping SOCKET: true when the server on SOCKET answers.
+mysqld_ping() {
+  "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$1" --user="$admin_user" \
     --connect-timeout=2 ping >/dev/null 2>&1
 }
 
-mariadb_init_datadir() {
+# init_datadir LABEL DIR CONFIG DATA: makes the datadir DATA of the server whose state is in DIR, once.
+init_datadir() {
+  local label="$1" dir="$2" config="$3" data="$4"
   # The marker is written last, so a datadir left by an interrupted initialisation is made anew.
-  [[ -e "$mariadb_dir/initialized" ]] && return 0
-  rm -rf -- "$mariadb_data"
-  mkdir -p "$mariadb_data"
+  [[ -e "$dir/initialized" ]] && return 0
+  rm -rf -- "$data"
+  mkdir -p "$data"
   # Only the OS user running this script administers the server, through the socket; the tests use
   # the password account created afterwards.
-  local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$mariadb_data"
+  local args=(--defaults-file="$config" --datadir="$data"
     --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
     --skip-test-db --skip-name-resolve)
   (( EUID == 0 )) && args+=(--user=root)
-  log "initialising the MariaDB datadir in $mariadb_data"
-  if ! "$(find_binary mariadb-install-db mysql_install_db)" "${args[@]}" >"$mariadb_dir/install.log" 2>&1; then
-    show_log_tail "$mariadb_dir/install.log"
-    die "mariadb-install-db failed (full log: $mariadb_dir/install.log)"
+  log "initialising the datadir of $label in $data"
+  if ! "$(find_binary mariadb-install-db mysql_install_db)" "${args[@]}" >"$dir/install.log" 2>&1; then
+    show_log_tail "$dir/install.log"
+    die "mariadb-install-db failed for $label (full log: $dir/install.log)"
   fi
-  touch "$mariadb_dir/initialized"
+  touch "$dir/initialized"
+}
+
+# run_mariadbd LABEL DIR CONFIG PORT PORT_SETTING SOCKET [ARG...]: makes sure that the MariaDB server whose
+# state is in DIR (data/, mariadbd.pid, error.log) runs and answers on SOCKET; unless it runs already, it
+# is started, with its datadir made first, the ARGs added to its command line.
+run_mariadbd() {
+  local label="$1" dir="$2" config="$3" port="$4" port_setting="$5" socket="$6" pid
+  shift 6
+  mkdir -p "$dir"
+  if pid="$(live_pid "$dir/mariadbd.pid" mariadbd || live_pid "$dir/mariadbd.pid" mysqld)"; then
+    log "$label already runs (pid $pid)"
+  else
+    port_in_use "$port" && die "port $port on 127.0.0.1 is taken by another program; set $port_setting"
+    init_datadir "$label" "$dir" "$config" "$dir/data"
+    rm -f "$dir/mariadbd.pid"
+    local args=(--defaults-file="$config" --datadir="$dir/data" --port="$port" --socket="$socket"
+      --pid-file="$dir/mariadbd.pid" --log-error="$dir/error.log" "$@")
+    (( EUID == 0 )) && args+=(--user=root)
+    # Its own session, so a Ctrl-C in the terminal that started it does not reach it.
+    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$dir/error.log" 2>&1 &
+    pid=$!
+    log "starting $label on 127.0.0.1:$port (pid $pid)"
+  fi
+  wait_until_up "$label" "$dir/error.log" "$pid" mysqld_ping "$socket"
+}
+
+# wait_until_up LABEL LOG PID PING...: runs PING every 0.25 s until it succeeds; fails, with the end of
+# LOG, when process PID (unless empty) exits first, or after $wait_seconds.
+wait_until_up() {
+  local label="$1" log_file="$2" pid="$3" i
+  shift 3
+  for (( i = 0; ; i++ )); do
+    "$@" && return 0
+    if [[ -n "$pid" ]] && ! is_running "$pid"; then
+      show_log_tail "$log_file"
+      die "$label exited while starting (log: $log_file)"
+    fi
+    if (( i >= wait_seconds * 4 )); then
+      show_log_tail "$log_file"
+      die "$label did not answer within ${wait_seconds}s (log: $log_file)"
+    fi
+    sleep 0.25
+  done
 }
 
 mariadb_create_account() {
@@ -161,45 +208,12 @@ SQL
 }
 
 start_mariadb() {
-  local pid i
-  mkdir -p "$mariadb_dir"
-  if pid="$(mariadb_pid)"; then
-    log "MariaDB already runs (pid $pid)"
-  else
-    port_in_use "$mariadb_port" &&
-      die "port $mariadb_port on 127.0.0.1 is taken by another program; set ROWPUMP_MARIADB_PORT"
-    mariadb_init_datadir
-    rm -f "$mariadb_pidfile"
-    local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$mariadb_data"
-      --port="$mariadb_port" --socket="$mariadb_socket" --pid-file="$mariadb_pidfile"
-      --log-error="$mariadb_log")
-    (( EUID == 0 )) && args+=(--user=root)
-    # Its own session, so a Ctrl-C in the terminal that started it does not reach it.
-    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$mariadb_log" 2>&1 &
-    pid=$!
-    log "starting MariaDB on 127.0.0.1:$mariadb_port (pid $pid)"
-  fi
-  for (( i = 0; ; i++ )); do
-    mariadb_ping && break
-    if ! is_running "$pid"; then
-      show_log_tail "$mariadb_log"
-      die "MariaDB exited while starting (log: $mariadb_log)"
-    fi
-    if (( i >= wait_seconds * 4 )); then
-      show_log_tail "$mariadb_log"
-      die "MariaDB did not answer within ${wait_seconds}s (log: $mariadb_log)"
-    fi
-    sleep 0.25
-  done
+  run_mariadbd MariaDB "$mariadb_dir" "$root/configs/mariadb.cnf" "$mariadb_port" ROWPUMP_MARIADB_PORT \
+    "$mariadb_socket"
   mariadb_create_account || die "could not create the $db_name database and account"
 }
 
 replica_pid() { live_pid "$replica_pidfile" mariadbd || live_pid "$replica_pidfile" mysqld; }
-
-replica_ping() {
-  "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$replica_socket" --user="$admin_user" \
-    --connect-timeout=2 ping >/dev/null 2>&1
-}
 
 # Makes the replica's datadir once: the primary's schema (no rows) and the position of its binary log then.
 # A replica that is already set up keeps its data and goes on from where it stopped.
@@ -228,47 +242,15 @@ SQL
 # The replica needs the primary's binary log; a primary started before configs/mariadb.cnf turned it on
 # gets a warning, not a failure, so that the rest of the suite still runs.
 start_replica() {
-  local pid i
   if [[ "$(echo 'SELECT @@log_bin' | mariadb_admin_sql)" != 1 ]]; then
     log "the replica is not started: the MariaDB on port $mariadb_port has no binary log (it was started" \
       "before configs/mariadb.cnf turned log-bin on); restart it: scripts/services.sh stop, then start"
     return 0
   fi
-  mkdir -p "$replica_dir"
-  if pid="$(replica_pid)"; then
-    log "the replica already runs (pid $pid)"
-  else
-    port_in_use "$replica_port" &&
-      die "port $replica_port on 127.0.0.1 is taken by another program; set ROWPUMP_REPLICA_PORT"
-    if [[ ! -e "$replica_dir/initialized" ]]; then
-      rm -rf -- "$replica_data" "$replica_dir/replicating"
-      mkdir -p "$replica_data"
-      local install=(--defaults-file="$root/configs/mariadb-replica.cnf" --datadir="$replica_data"
-        --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
-        --skip-test-db --skip-name-resolve)
-      (( EUID == 0 )) && install+=(--user=root)
-      "$(find_binary mariadb-install-db mysql_install_db)" "${install[@]}" >"$replica_dir/install.log" 2>&1 ||
-        { show_log_tail "$replica_dir/install.log"; die "mariadb-install-db failed for the replica"; }
-      touch "$replica_dir/initialized"
-    fi
-    rm -f "$replica_pidfile"
-    local args=(--defaults-file="$root/configs/mariadb-replica.cnf" --datadir="$replica_data"
-      --port="$replica_port" --socket="$replica_socket" --pid-file="$replica_pidfile"
-      --log-error="$replica_log")
-    (( EUID == 0 )) && args+=(--user=root)
-    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$replica_log" 2>&1 &
-    pid=$!
-    log "starting the replica on 127.0.0.1:$replica_port (pid $pid)"
-  fi
-  for (( i = 0; ; i++ )); do
-    replica_ping && break
-    if ! is_running "$pid"; then
-      show_log_tail "$replica_log"
-      die "the replica exited while starting (log: $replica_log)"
-    fi
-    (( i < wait_seconds * 4 )) || { show_log_tail "$replica_log"; die "the replica did not answer within ${wait_seconds}s"; }
-    sleep 0.25
-  done
+  # A new datadir replicates from scratch.
+  [[ -e "$replica_dir/initialized" ]] || rm -f -- "$replica_dir/replicating"
+  run_mariadbd "the replica" "$replica_dir" "$root/configs/mariadb-replica.cnf" "$replica_port" \
+    ROWPUMP_REPLICA_PORT "$replica_socket"
   replica_init
   # A test that died with the SQL thread stopped leaves it stopped: start both threads again.
   echo 'START SLAVE' | mariadb_admin_sql "$replica_socket" || die "could not start replication on the replica"
@@ -277,7 +259,7 @@ start_replica() {
 redis_pid() { live_pid "$redis_pidfile" redis-server; }
 
 start_redis() {
-  local pid i
+  local pid
   mkdir -p "$redis_dir"
   if pid="$(redis_pid)"; then
     log "Redis already runs (pid $pid)"
@@ -293,15 +275,11 @@ start_redis() {
       die "redis-server failed to start"
     fi
   fi
-  for (( i = 0; ; i++ )); do
-    [[ "$("$(find_binary redis-cli)" -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null)" == PONG ]] && break
-    if (( i >= wait_seconds * 4 )); then
-      show_log_tail "$redis_log"
-      die "Redis did not answer within ${wait_seconds}s (log: $redis_log)"
-    fi
-    sleep 0.25
-  done
+  # redis-server forks into the background: no pid to watch until its pid file is written.
+  wait_until_up Redis "$redis_log" "" redis_ping
 }
+
+redis_ping() { [[ "$("$(find_binary redis-cli)" -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null)" == PONG ]]; }
 
 # SIGTERM is a clean shutdown for both servers, and it reaches only the process we started.
 stop_server() {
@@ -334,10 +312,7 @@ tls_data="$tls_dir/data"
 tls_certs="$tls_dir/certs"
 tls_pidfile="$tls_dir/mariadbd.pid"
 tls_log="$tls_dir/error.log"
-tls_socket="$tls_dir/mariadbd.sock"
-if (( ${#tls_socket} > 100 )); then
-  tls_socket="${TMPDIR:-/tmp}/rowpump-mariadbd-tls-$(printf '%s' "$tls_dir" | cksum | cut -d' ' -f1).sock"
-fi
+tls_socket="$(socket_path "$tls_dir" tls)"
 
 tls_mariadb_pid() { live_pid "$tls_pidfile" mariadbd || live_pid "$tls_pidfile" mysqld; }
 
@@ -363,44 +338,12 @@ tls_make_certificates() {
 }
 
 start_tls_mariadb() {
-  local pid i
   mkdir -p "$tls_dir"
   tls_make_certificates
-  if pid="$(tls_mariadb_pid)"; then
-    log "the TLS MariaDB already runs (pid $pid)"
-  else
-    port_in_use "$tls_port" &&
-      die "port $tls_port on 127.0.0.1 is taken by another program; set ROWPUMP_TLS_MARIADB_PORT"
-    if [[ ! -e "$tls_dir/initialized" ]]; then
-      rm -rf -- "$tls_data"
-      mkdir -p "$tls_data"
-      local init=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$tls_data"
-        --auth-root-authentication-method=socket --auth-root-socket-user="$admin_user"
-        --skip-test-db --skip-name-resolve)
-      (( EUID == 0 )) && init+=(--user=root)
-      log "initialising the TLS MariaDB datadir in $tls_data"
-      "$(find_binary mariadb-install-db mysql_install_db)" "${init[@]}" >"$tls_dir/install.log" 2>&1 ||
-        { show_log_tail "$tls_dir/install.log"; die "mariadb-install-db failed (log: $tls_dir/install.log)"; }
-      touch "$tls_dir/initialized"
-    fi
-    rm -f "$tls_pidfile"
-    local args=(--defaults-file="$root/configs/mariadb.cnf" --datadir="$tls_data"
-      --port="$tls_port" --socket="$tls_socket" --pid-file="$tls_pidfile" --log-error="$tls_log"
-      --innodb-buffer-pool-size=128M --max-connections=100 --default-time-zone=+05:00
-      --ssl-ca="$tls_certs/ca.pem" --ssl-cert="$tls_certs/server-cert.pem" --ssl-key="$tls_certs/server-key.pem"
-      --require-secure-transport=ON)
-    (( EUID == 0 )) && args+=(--user=root)
-    setsid "$(find_binary mariadbd mysqld)" "${args[@]}" </dev/null >>"$tls_log" 2>&1 &
-    pid=$!
-    log "starting the TLS MariaDB on 127.0.0.1:$tls_port (pid $pid)"
-  fi
-  for (( i = 0; ; i++ )); do
-    "$(find_binary mariadb-admin mysqladmin)" --no-defaults --socket="$tls_socket" --user="$admin_user" \
-      --connect-timeout=2 ping >/dev/null 2>&1 && break
-    is_running "$pid" || { show_log_tail "$tls_log"; die "the TLS MariaDB exited while starting (log: $tls_log)"; }
-    (( i < wait_seconds * 4 )) || { show_log_tail "$tls_log"; die "the TLS MariaDB did not answer (log: $tls_log)"; }
-    sleep 0.25
-  done
+  run_mariadbd "the TLS MariaDB" "$tls_dir" "$root/configs/mariadb.cnf" "$tls_port" ROWPUMP_TLS_MARIADB_PORT \
+    "$tls_socket" --innodb-buffer-pool-size=128M --max-connections=100 --default-time-zone=+05:00 \
+    --ssl-ca="$tls_certs/ca.pem" --ssl-cert="$tls_certs/server-cert.pem" --ssl-key="$tls_certs/server-key.pem" \
+    --require-secure-transport=ON
   mariadb_create_account "$tls_socket" || die "could not create the account on the TLS MariaDB"
 }
 

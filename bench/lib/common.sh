@@ -1,9 +1,12 @@
 # shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
-# Sourced by the bench/*.sh scripts (they set $root first): log, the load-average guard, a private temp dir,
-# MySQL and Redis connections from ROWPUMP_MYSQL_URL / ROWPUMP_REDIS_URL with no password on any command
-# line, rowpump's sink URLs with password files, server CPU ticks, medians.
+# Sourced first by the bench/*.sh scripts (after their `set -euo pipefail`): $root (the checkout), log, the
+# BENCH_* settings, the load-average guard, a private temp dir, MySQL and Redis connections from
+# ROWPUMP_MYSQL_URL / ROWPUMP_REDIS_URL with no password on any command line, rowpump's sink URLs with
+# password files, server CPU ticks, medians.
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bench_name="$(basename "$0")"
+cores="$(nproc)"
 # The rowpump each script measures: ROWPUMP_BIN, or this checkout's build.
 rowpump_bin="${ROWPUMP_BIN:-$root/build/rowpump}"
 log() { echo "$bench_name: $*" >&2; }
@@ -18,18 +21,63 @@ require_rowpump() {
   [[ -x "$1" ]] || { log "no rowpump binary at $1 (build it, or set ROWPUMP_BIN)"; exit 2; }
 }
 
+# setting ENV DEFAULT [KIND [HINT]]: prints $ENV, or DEFAULT when ENV is unset or empty, as in
+# runs="$(setting BENCH_RUNS 3 count)" (set -e then stops the script on a bad value). A KIND checks the
+# value; one that does not fit exits 2 with "bad ENV: VALUE (HINT)". KIND is count (a whole number above
+# 0), optional-count (the same, or empty), whole (0 or more), name (a table name), load (a load average),
+# sinks (redis and/or mysql), or a regular expression of its own (then give the HINT).
+setting() {
+  local value="${!1:-$2}" pattern="${3:-}" hint="${4:-}"
+  case "$pattern" in
+    count) pattern='^[1-9][0-9]*$' hint="${hint:-expected a whole number above 0}" ;;
+    optional-count) pattern='^([1-9][0-9]*)?$' hint="${hint:-expected a whole number above 0, or nothing}" ;;
+    whole) pattern='^[0-9]+$' hint="${hint:-expected a whole number}" ;;
+    name) pattern='^[A-Za-z0-9_]+$' hint="${hint:-expected letters, digits and _}" ;;
+    load) pattern='^[0-9]+([.][0-9]+)?$' hint="${hint:-expected a load average}" ;;
+    sinks) pattern='^ *(redis|mysql)( +(redis|mysql))* *$' hint="${hint:-redis, mysql}" ;;
+  esac
+  [[ -z "$pattern" || "$value" =~ $pattern ]] || { log "bad $1: $value ($hint)"; exit 2; }
+  printf '%s\n' "$value"
+}
+
+# small_mode_rows: the small mode's rows, BENCH_ROWS, else ROWS, else 0 (no small mode: the whole sbtest1).
+small_mode_rows() {
+  local rows
+  rows="$(setting ROWS 0 whole "0: the whole sbtest1")" || exit
+  setting BENCH_ROWS "$rows" whole "0: the whole sbtest1"
+}
+
+# results_file NAME [SMALL_ROWS]: $results, where the script writes its markdown: BENCH_RESULTS, or
+# bench/results/NAME.md; with SMALL_ROWS above 0 (a small mode) a file under the temp dir instead, so
+# small figures never replace the real ones.
+results_file() {
+  local default="$root/bench/results/$1.md"
+  [[ "${2:-0}" == 0 ]] || default="${TMPDIR:-/tmp}/rp_bench_$1.md"
+  results="${BENCH_RESULTS:-$default}"
+}
+
+# require_tools TOOL...: exits 2, naming the first one missing from PATH.
+require_tools() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { log "$tool is not installed (scripts/setup.sh --bench)"; exit 2; }
+  done
+}
+
 url_decode() { local s="${1//+/ }"; printf '%b' "${s//%/\\x}"; }
 
 uptime_line() { uptime | sed 's/^ *//'; }
 
-# refuse_when_loaded MAX_LOAD FORCE: wall times on a loaded machine mostly measure the CPU share the runs
-# got, so this exits 3 while the 1-minute load average is above MAX_LOAD, unless FORCE is 1. Sets
-# load_before and uptime_before for the results.
+# refuse_when_loaded DEFAULT_MAX_LOAD: wall times on a loaded machine mostly measure the CPU share the runs
+# got, so this exits 3 while the 1-minute load average is above BENCH_MAX_LOAD (default DEFAULT_MAX_LOAD,
+# mostly $cores), unless BENCH_FORCE is 1. Sets load_before and uptime_before for the results.
 refuse_when_loaded() {
+  local max_load
+  max_load="$(setting BENCH_MAX_LOAD "$1" load)"
   load_before="$(cut -d' ' -f1 /proc/loadavg)"
   uptime_before="$(uptime_line)"
-  if [[ "$2" != 1 ]] && awk -v l="$load_before" -v m="$1" 'BEGIN { exit !(l > m) }'; then
-    log "the 1-minute load average is $load_before on $(nproc) cores (limit $1): timings would mostly"
+  if [[ "${BENCH_FORCE:-0}" != 1 ]] && awk -v l="$load_before" -v m="$max_load" 'BEGIN { exit !(l > m) }'; then
+    log "the 1-minute load average is $load_before on $cores cores (limit $max_load): timings would mostly"
     log "measure the CPU share the runs get. Try again later, or set BENCH_FORCE=1 (or BENCH_MAX_LOAD)."
     exit 3
   fi
@@ -92,6 +140,21 @@ settle_innodb() {
     sleep 1
   done
   log "InnoDB settled in $((SECONDS - started)) s (dirty pages ${dirty:-?}, undo history ${history:-?})"
+}
+
+# sbtest_table SMALL_ROWS: makes sbtest1 (bench/sysbench_table.sh, a no-op when it is there), then sets
+# $table to sbtest1, or in a small mode (SMALL_ROWS above 0) to rp_bench_sbtest_small, made anew from the
+# first SMALL_ROWS rows of sbtest1 (the caller drops it at the end), and $rows to the table's rows.
+sbtest_table() {
+  "$root/bench/sysbench_table.sh"
+  table=sbtest1
+  if (($1 > 0)); then
+    table=rp_bench_sbtest_small
+    log "small mode: $table, the first $1 rows of sbtest1"
+    sql "DROP TABLE IF EXISTS $table; CREATE TABLE $table LIKE sbtest1;
+         INSERT INTO $table SELECT * FROM sbtest1 ORDER BY id LIMIT $1; ANALYZE TABLE $table" >/dev/null
+  fi
+  rows="$(sql "SELECT COUNT(*) FROM $table")"
 }
 
 # redis_connection: ROWPUMP_REDIS_URL, redis://[[user]:pass@]host[:port][/db][?query], into redis_user

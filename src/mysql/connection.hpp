@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "mysql/retrying_session.hpp"
 #include "mysql/rows.hpp"
 #include "mysql/server_flavor.hpp"
 #include "retry.hpp"
@@ -35,7 +36,7 @@ enum class SessionDriver { connector_cpp, connector_c };
 
 class DriverSession;
 
-class Connection {
+class Connection : public RetryingSession<Connection> {
 public:
     // Connects at once; throws AccessDenied, ConnectionLost (server unreachable) or DbError.
     explicit Connection(MySqlOptions options, SessionDriver driver = SessionDriver::connector_cpp);
@@ -72,25 +73,12 @@ public:
     // Drops the session and opens a new one: one attempt.
     void reconnect();
 
-    // Calls `action`; when it fails with a transient error (lost connection, deadlock), waits with backoff,
-    // reconnects if needed and calls it again, until options().retry_budget has passed since the first
-    // failure. Then the last error is thrown as a final one (RetryBudgetSpent, not transient) that says how
-    // long it was retried. `action` must be safe to repeat.
-    // Reconnects spend the same deadline (recover_session), and the final error is not retried by any outer
-    // loop, so nothing nests: the worst-case wait is the budget plus the one attempt that is running when
-    // it runs out, at most a statement's read or write timeout or a reconnect's connect timeout (with the
-    // defaults 60 s + 30 s).
-    template <class Action>
-    auto retrying(Action&& action) -> decltype(action()) {
-        return retry_transient(options_.retry_budget, std::forward<Action>(action),
-                               [this](const Error& error, int attempt, const RetryDeadline& deadline) {
-                                   recover_from(error, attempt, deadline);
-                               });
-    }
-
+    // retrying(action): transient failures retried within options().retry_budget, reconnecting as needed
+    // (retrying_session.hpp).
     const MySqlOptions& options() const { return options_; }
 
 private:
+    friend class RetryingSession<Connection>;
     void open();
     // Waits, then reconnects when the session is gone; throws the final error once `deadline` is spent.
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mysql/connection.hpp"
+#include "mysql/retrying_session.hpp"
 #include "retry.hpp"
 #include "rowpump/options.hpp"
 
@@ -32,7 +33,7 @@ private:
     std::size_t count_;
 };
 
-class StreamConnection {
+class StreamConnection : public RetryingSession<StreamConnection> {
 public:
     // Connects at once, with the options' timeouts and statement limit; throws like Connection.
     explicit StreamConnection(MySqlOptions options);
@@ -46,16 +47,8 @@ public:
     void for_each_row(const std::string& sql, const std::vector<Param>& params,
                       const std::function<void(const RowCells&)>& on_row);
 
-    // As Connection::retrying: transient failures are retried within options().retry_budget, on a new
-    // session each time (a stream cut off midway leaves its session unusable).
-    template <class Action>
-    auto retrying(Action&& action) -> decltype(action()) {
-        return retry_transient(options_.retry_budget, std::forward<Action>(action),
-                               [this](const Error& error, int attempt, const RetryDeadline& deadline) {
-                                   recover_from(error, attempt, deadline);
-                               });
-    }
-
+    // retrying(action), as Connection's: transient failures are retried within options().retry_budget,
+    // on a new session each time (a stream cut off midway leaves its session unusable).
     const MySqlOptions& options() const { return options_; }
 
     // START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY: every later read of this session sees the
@@ -67,6 +60,7 @@ public:
     void keep_alive();
 
 private:
+    friend class RetryingSession<StreamConnection>;
     struct Session;
     void open();
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);

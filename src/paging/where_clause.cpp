@@ -1,5 +1,7 @@
 #include "paging/where_clause.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "rowpump/error.hpp"
@@ -115,52 +117,44 @@ std::optional<WhereProblem> find_where_problem(std::string_view where) {
     return Scanner(where, false).first_problem();
 }
 
+namespace {
+
+// What each problem is called and what to do about it: "<what> at character N<after>: <advice>"; advice
+// that ends in "; " is completed with an example of one condition.
+struct Wording {
+    Kind kind;
+    const char* what;
+    const char* after;
+    const char* advice;
+};
+
+constexpr Wording wordings[] = {
+    {Kind::unopened_paren, "unbalanced ')'", "", "it closes a parenthesis the condition did not open; "},
+    {Kind::unclosed_paren, "unbalanced '('", "", "it is never closed; "},
+    {Kind::unterminated_quote, "unterminated quote", "", "close the string or `identifier`"},
+    {Kind::unterminated_comment, "unterminated comment", "", "end it with */"},
+    {Kind::nested_comment, "a comment inside a comment", "", "servers disagree on where it ends; remove the inner /*"},
+    {Kind::executable_comment, "an executable comment /*! ... */", "",
+     "the server runs what it holds; write the condition without it"},
+    {Kind::comment_to_end, "a comment", " runs to the end",
+     "it would swallow what rowpump appends to the condition; end it with a newline, or write /* ... */"},
+    {Kind::semicolon, "';'", "", "the condition must be one expression, not statements; "},
+    {Kind::placeholder, "'?'", "", "the condition cannot have placeholders; write the value itself"},
+};
+
+}  // namespace
+
 std::string describe(const WhereProblem& problem, std::string_view example) {
-    const std::string at = " at character " + std::to_string(problem.character);
     const std::string one_condition = "give one condition, e.g. " + std::string(example);
-    std::string what;
-    std::string advice;
-    switch (problem.kind) {
-        case Kind::empty:
-            return "the condition is empty; " + one_condition + ", or leave it out to read every row";
-        case Kind::unopened_paren:
-            what = "unbalanced ')'" + at;
-            advice = "it closes a parenthesis the condition did not open; " + one_condition;
-            break;
-        case Kind::unclosed_paren:
-            what = "unbalanced '('" + at;
-            advice = "it is never closed; " + one_condition;
-            break;
-        case Kind::unterminated_quote:
-            what = "unterminated quote" + at;
-            advice = "close the string or `identifier`";
-            break;
-        case Kind::unterminated_comment:
-            what = "unterminated comment" + at;
-            advice = "end it with */";
-            break;
-        case Kind::nested_comment:
-            what = "a comment inside a comment" + at;
-            advice = "servers disagree on where it ends; remove the inner /*";
-            break;
-        case Kind::executable_comment:
-            what = "an executable comment /*! ... */" + at;
-            advice = "the server runs what it holds; write the condition without it";
-            break;
-        case Kind::comment_to_end:
-            what = "a comment" + at + " runs to the end";
-            advice = "it would swallow what rowpump appends to the condition; end it with a newline, or write "
-                     "/* ... */";
-            break;
-        case Kind::semicolon:
-            what = "';'" + at;
-            advice = "the condition must be one expression, not statements; " + one_condition;
-            break;
-        case Kind::placeholder:
-            what = "'?'" + at;
-            advice = "the condition cannot have placeholders; write the value itself";
-            break;
-    }
+    if (problem.kind == Kind::empty)
+        return "the condition is empty; " + one_condition + ", or leave it out to read every row";
+    const Wording* wording = std::find_if(std::begin(wordings), std::end(wordings),
+                                          [&](const Wording& w) { return w.kind == problem.kind; });
+    if (wording == std::end(wordings)) return "a problem at character " + std::to_string(problem.character);
+    std::string what =
+        std::string(wording->what) + " at character " + std::to_string(problem.character) + wording->after;
+    std::string advice = wording->advice;
+    if (advice.ends_with("; ")) advice += one_condition;
     if (problem.without_backslash_escapes) {
         what += " when backslashes are not escapes (the server's sql_mode may have NO_BACKSLASH_ESCAPES or "
                 "ANSI_QUOTES)";

@@ -25,14 +25,27 @@ void rounded(Writer& json, double value) {
     else json.Null();
 }
 
-void optional_number(Writer& json, const std::optional<double>& value) {
-    if (value) rounded(json, *value);
+void value(Writer& json, double number) { rounded(json, number); }
+void value(Writer& json, int number) { json.Int(number); }
+void value(Writer& json, std::uint64_t number) { json.Uint64(number); }
+void value(Writer& json, bool flag) { json.Bool(flag); }
+void value(Writer& json, const std::string& text) { json.String(text); }
+
+void value(Writer& json, const std::optional<double>& number) {
+    if (number) rounded(json, *number);
     else json.Null();
 }
 
-void key_text(Writer& json, const std::optional<KeyValue>& key) {
+void value(Writer& json, const std::optional<KeyValue>& key) {
     if (key) json.String(to_string(*key));
     else json.Null();
+}
+
+// One "key": value member of the object being written; the value's type says how (doubles rounded).
+template <class Value>
+void member(Writer& json, const char* key, const Value& v) {
+    json.Key(key);
+    value(json, v);
 }
 
 // This run's rate (rows it wrote, not earlier runs') and the time left at that rate.
@@ -55,35 +68,22 @@ http::Response status(ThrottleGate& gate) {
     rapidjson::StringBuffer buffer;
     Writer json(buffer);
     json.StartObject();
-    json.Key("state");
-    json.String(to_string(view.state));
-    json.Key("reason");
-    json.String(view.reason);
-    json.Key("rate_limit");
-    rounded(json, view.rate_limit);
-    json.Key("max_lag_seconds");
-    rounded(json, view.max_lag_seconds);
+    member(json, "state", to_string(view.state));
+    member(json, "reason", view.reason);
+    member(json, "rate_limit", view.rate_limit);
+    member(json, "max_lag_seconds", view.max_lag_seconds);
     if (view.run) {
         const Pace run_pace = pace(view.run->progress);
-        json.Key("rows_written");
-        json.Uint64(view.run->progress.rows_written);
-        json.Key("rows_estimated");
-        json.Uint64(view.run->progress.estimated_rows);
-        json.Key("rate");
-        rounded(json, run_pace.rate);
-        json.Key("eta_seconds");
-        optional_number(json, run_pace.eta_seconds);
-        json.Key("seconds");
-        rounded(json, view.run->progress.seconds);
+        member(json, "rows_written", view.run->progress.rows_written);
+        member(json, "rows_estimated", view.run->progress.estimated_rows);
+        member(json, "rate", run_pace.rate);
+        member(json, "eta_seconds", run_pace.eta_seconds);
+        member(json, "seconds", view.run->progress.seconds);
     }
-    json.Key("workers_held");
-    json.Int(view.workers_held);
-    json.Key("pages_held");
-    json.Int(view.pages_held);
-    json.Key("pages_writing");
-    json.Int(view.pages_writing);
-    json.Key("pages_waiting_for_rate");
-    json.Int(view.pages_waiting_for_rate);
+    member(json, "workers_held", view.workers_held);
+    member(json, "pages_held", view.pages_held);
+    member(json, "pages_writing", view.pages_writing);
+    member(json, "pages_waiting_for_rate", view.pages_waiting_for_rate);
     json.Key("held_seconds");
     json.StartObject();
     for (const auto& [reason, seconds] : view.held_seconds) {
@@ -95,14 +95,10 @@ http::Response status(ThrottleGate& gate) {
     json.StartArray();
     for (const auto& replica : view.replicas) {
         json.StartObject();
-        json.Key("replica");
-        json.String(replica.name);
-        json.Key("lag_seconds");
-        optional_number(json, replica.lag_seconds);
-        json.Key("lagging");
-        json.Bool(replica.lagging);
-        json.Key("problem");
-        json.String(replica.problem);
+        member(json, "replica", replica.name);
+        member(json, "lag_seconds", replica.lag_seconds);
+        member(json, "lagging", replica.lagging);
+        member(json, "problem", replica.problem);
         json.EndObject();
     }
     json.EndArray();
@@ -112,20 +108,13 @@ http::Response status(ThrottleGate& gate) {
         for (std::size_t i = 0; i < view.run->ranges.size(); ++i) {
             const RangeSummary& range = view.run->ranges[i];
             json.StartObject();
-            json.Key("range");
-            json.Uint64(i);
-            json.Key("lo");
-            key_text(json, range.range.lo);
-            json.Key("hi");
-            key_text(json, range.range.hi);
-            json.Key("last_key");
-            key_text(json, range.last_written);
-            json.Key("rows_written");
-            json.Uint64(range.rows_written);
-            json.Key("estimated_rows");
-            json.Uint64(range.estimated_rows);
-            json.Key("state");
-            json.String(range.finished ? "done" : "pending");
+            member(json, "range", std::uint64_t{i});
+            member(json, "lo", range.range.lo);
+            member(json, "hi", range.range.hi);
+            member(json, "last_key", range.last_written);
+            member(json, "rows_written", range.rows_written);
+            member(json, "estimated_rows", range.estimated_rows);
+            member(json, "state", std::string(range.finished ? "done" : "pending"));
             json.EndObject();
         }
     }

@@ -58,9 +58,10 @@ void wait_for_rows(Count&& count, long long at_least = 100) {
 
 class BackfillFaultTest : public MySqlRedisTest {
 protected:
-    // A job of `table` into the list rp_test:<name>:<pid> of a private Redis.
+    // A job of `table` into the list rp_test:<name>:<pid> of a private Redis, 2 workers.
     JobSpec private_redis_job(const std::string& table, const PrivateRedisServer& server, const std::string& name) const {
         JobSpec spec = redis_job(table);
+        spec.workers = 2;
         spec.sink.uri = server.url();
         spec.sink.queue = "rp_test:" + name + ":" + std::to_string(::getpid());
         return spec;
@@ -81,6 +82,11 @@ protected:
         const auto table = tables().create(base, "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
         tables().execute(table, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows));
         return table;
+    }
+
+    // What the list `queue` and `table` do not share, by id ("": every row once).
+    std::string list_vs_table(redis::Connection& connection, const std::string& queue, const std::string& table) {
+        return multiset_difference(payload_keys(list_items(connection, queue), {"id"}), all_ids(table));
     }
 
     std::vector<std::string> all_ids(const std::string& table) {
@@ -152,7 +158,7 @@ TEST_F(BackfillFaultTest, ReaderConnectionKilledMidRangeEveryRowOnceInRedis) {
     EXPECT_EQ(killed, 2u);
     EXPECT_FALSE(summary.interrupted);
     EXPECT_EQ(summary.rows_written, 3000u);
-    EXPECT_EQ(multiset_difference(payload_keys(list_items(redis(), queue_), {"id"}), all_ids(table)), "");
+    EXPECT_EQ(list_vs_table(redis(), queue_, table), "");
 }
 
 TEST_F(BackfillFaultTest, ReaderAndMySqlSinkConnectionsKilledNoRowLost) {
@@ -208,6 +214,14 @@ private:
     PrivateRedisServer server_;
 };
 
+// run_job(spec) on its own thread, returned once the queue in `server` holds `rows` items.
+std::future<JobSummary> started_until_queued(PrivateRedisServer& server, const JobSpec& spec, long long rows) {
+    auto job = std::async(std::launch::async, [spec] { return run_job(spec); });
+    redis::Connection connection(RedisOptions::from_url(server.url()));
+    wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, rows);
+    return job;
+}
+
 // A run of `spec` into `server` (2 workers, 2 s at the rate cap), during which the server is SIGKILLed
 // once 800 rows are in the queue and started again a second later. The summary, once the run has ended.
 std::optional<JobSummary> run_across_a_restart(PrivateRedisServer& server, JobSpec spec) {
@@ -215,11 +229,7 @@ std::optional<JobSummary> run_across_a_restart(PrivateRedisServer& server, JobSp
     spec.workers = 2;
     spec.rate = 1500;
     spec.sink.timeouts.retry_budget = std::chrono::seconds(20);
-    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
-    {
-        redis::Connection connection(RedisOptions::from_url(server.url()));
-        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 800);
-    }
+    auto job = started_until_queued(server, spec, 800);
     server.kill();
     std::this_thread::sleep_for(1s);
     server.start();
@@ -273,7 +283,6 @@ TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesAnIdleTimeoutShorterThanTheRun) 
     PrivateRedisServer server({"--timeout", "1"});
     JobSpec spec = private_redis_job(table, server, "bf_job_idle");
     spec.job_id = "rp_test_job_idle";
-    spec.workers = 2;
     spec.partitions = 2;
     spec.rate = 1000;  // 3 s, with the store idle for all of it
     const JobSummary summary = run_job(spec);
@@ -281,14 +290,13 @@ TEST_F(BackfillFaultTest, JobIdIntoRedisSurvivesAnIdleTimeoutShorterThanTheRun) 
     redis::Connection connection(RedisOptions::from_url(server.url()));
     EXPECT_FALSE(summary.interrupted);
     EXPECT_EQ(summary.job_rows_written, 3000u);
-    EXPECT_EQ(multiset_difference(payload_keys(list_items(connection, spec.sink.queue), {"id"}), all_ids(table)), "");
+    EXPECT_EQ(list_vs_table(connection, spec.sink.queue, table), "");
 }
 
 TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
     const auto table = numbered_table("bf_redis_pause", 2000);
     PrivateRedisServer server;
     JobSpec spec = private_redis_job(table, server, "bf_pause");
-    spec.workers = 2;
     spec.rate = 2000;  // 1 s without the pause
     auto job = std::async(std::launch::async, [&] { return run_job(spec); });
 
@@ -306,21 +314,16 @@ TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
 
     EXPECT_EQ(summary.rows_written, 2000u);
     // A stall shorter than the command timeout is waited out, not retried: nothing is sent twice.
-    EXPECT_EQ(multiset_difference(payload_keys(list_items(control, spec.sink.queue), {"id"}), all_ids(table)), "");
+    EXPECT_EQ(list_vs_table(control, spec.sink.queue, table), "");
 }
 
 TEST_F(BackfillFaultTest, RedisDownLongerThanTheRetryBudgetFailsWithAQueueError) {
     const auto table = numbered_table("bf_redis_gone", 3000);
     PrivateRedisServer server;
     JobSpec spec = private_redis_job(table, server, "bf_gone");
-    spec.workers = 2;
     spec.rate = 1000;
     spec.sink.timeouts.retry_budget = std::chrono::seconds(2);
-    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
-    {
-        redis::Connection connection(RedisOptions::from_url(server.url()));
-        wait_for_rows([&] { return connection.command({"LLEN", spec.sink.queue}).integer; }, 300);
-    }
+    auto job = started_until_queued(server, spec, 300);
     server.kill();
     const auto killed_at = Clock::now();
     ASSERT_EQ(job.wait_for(30s), std::future_status::ready) << "run_job kept retrying a dead Redis";

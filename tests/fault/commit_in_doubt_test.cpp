@@ -20,6 +20,7 @@
 
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
+#include "fault/loopback_listener.hpp"
 #include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"
 #include "integration/queue_contents.hpp"
@@ -34,13 +35,7 @@ enum class Cut { after_commit, before_commit };
 class CommitCutter {
 public:
     explicit CommitCutter(unsigned target_port) : target_port_(target_port) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address = loopback(0);
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        socklen_t length = sizeof address;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
-        ::listen(listener_, 16);
+        listener_ = listen_on_loopback(16, port_);
         accepter_ = std::thread([this] { accept_loop(); });
     }
     ~CommitCutter() {

@@ -17,23 +17,15 @@
 #include <utility>
 #include <vector>
 
+#include "fault/loopback_listener.hpp"
+
 namespace rowpump::test {
 
 class FreezingProxy {
 public:
     FreezingProxy(std::string target_host, unsigned target_port)
         : target_host_(std::move(target_host)), target_port_(target_port) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        const int yes = 1;
-        ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        socklen_t length = sizeof address;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
-        ::listen(listener_, 64);
+        listener_ = listen_on_loopback(64, port_);
         thread_ = std::thread([this] { relay(); });
     }
     ~FreezingProxy() {

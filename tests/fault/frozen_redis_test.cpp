@@ -35,11 +35,13 @@ std::vector<std::string> error_lines(const std::string& err) {
 
 class FrozenRedisTest : public MySqlRedisTest {
 protected:
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"frozen_redis", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)",
+                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(table_rows)};
+    }
     void SetUp() override {
         MySqlRedisTest::SetUp();
         if (HasFatalFailure()) return;
-        table_ = tables().create("frozen_redis", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(table_rows));
         const RedisOptions target = RedisOptions::from_url(redis_url_);
         ASSERT_TRUE(target.socket.empty()) << "the relay needs Redis on TCP";
         proxy_ = std::make_unique<FreezingProxy>(target.host, target.port);

@@ -31,12 +31,14 @@ std::size_t lines_in(const std::string& path) {
 
 class LoadLimitsTest : public MySqlTest {
 protected:
+    std::optional<SourceTable> source_table() const override {
+        return SourceTable{"load_limits", "(id INT PRIMARY KEY, note VARCHAR(20) NOT NULL)",
+                           "INSERT INTO {t} SELECT seq, CONCAT('n', seq) FROM seq_1_to_5000"};
+    }
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
         output_ = temp_file("load_limits_out");
-        table_ = tables().create("load_limits", "(id INT PRIMARY KEY, note VARCHAR(20) NOT NULL)");
-        tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('n', seq) FROM seq_1_to_5000");
     }
     void TearDown() override {
         std::remove(output_.c_str());

@@ -559,14 +559,9 @@ TEST_F(BackfillTest, StopFlagMidRunLeavesAnExactResumableSummary) {
     spec.partitions = 3;
     spec.workers = 2;
     spec.rate = 2500;  // ~1.6 s for the whole table
-    std::atomic<bool> stop{false};
-    JobControl control;
-    control.stop = &stop;
     // Stop when both workers are well inside their first range (~500 of 1333 rows each): the pages
     // still in flight then cannot finish it.
-    std::thread stopper = stop_at(1000, stop);
-    const auto summary = run_job(spec, control);
-    stopper.join();
+    const auto summary = run_stopped_at(spec, 1000);
 
     const auto summary_text = describe(summary);
     EXPECT_TRUE(summary.interrupted) << summary_text;

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "integration/c_string_list.hpp"
 #include "rowpump/options.hpp"
 
 extern char** environ;
@@ -77,13 +78,9 @@ inline std::vector<std::string> lines(const std::string& text) {
 // error, 0 when `pid` is the child's.
 inline int spawn_child(std::vector<std::string> argv_text, const EnvOverride& env, const std::string& out_path,
                        const std::string& err_path, pid_t& pid) {
-    std::vector<char*> argv;
-    for (auto& arg : argv_text) argv.push_back(arg.data());
-    argv.push_back(nullptr);
+    std::vector<char*> argv = c_string_list(argv_text);
     std::vector<std::string> environment = child_environment(env);
-    std::vector<char*> envp;
-    for (auto& variable : environment) envp.push_back(variable.data());
-    envp.push_back(nullptr);
+    std::vector<char*> envp = c_string_list(environment);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);

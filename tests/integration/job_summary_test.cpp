@@ -30,12 +30,7 @@ TEST_F(JobSummaryTest, AnInterruptedAndResumedJobReportsItsOwnRangesAndTotals) {
     spec.workers = 2;
     spec.rate = 3000;
 
-    std::atomic<bool> stop{false};
-    JobControl first_control;
-    first_control.stop = &stop;
-    std::thread stopper = stop_at(1500, stop);
-    const JobSummary first = run_job(spec, first_control);
-    stopper.join();
+    const JobSummary first = run_stopped_at(spec, 1500);
     const auto queued_first = static_cast<std::uint64_t>(redis_->command({"LLEN", queue_}).integer);
     ASSERT_TRUE(first.interrupted);
     EXPECT_EQ(first.ranges.size(), 6u) << "the job's ranges, not this run's leases";

@@ -99,9 +99,7 @@ TEST_P(ClaimModeTest, EightConsumersProcessEveryTaskExactlyOnce) {
     }
     for (auto& thread : threads) thread.join();
 
-    std::vector<std::uint64_t> all;
-    for (const auto& ids : seen) all.insert(all.end(), ids.begin(), ids.end());
-    std::sort(all.begin(), all.end());
+    const std::vector<std::uint64_t> all = merged_sorted(seen);
     EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a task was delivered twice";
     EXPECT_EQ(all.size(), static_cast<std::size_t>(many_tasks));
     EXPECT_EQ(stale.load(), 0);

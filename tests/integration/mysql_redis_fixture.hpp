@@ -61,6 +61,17 @@ protected:
         });
     }
 
+    // run_job(spec), stopped through its stop flag once the test's list holds `rows` items (stop_at).
+    JobSummary run_stopped_at(const JobSpec& spec, std::uint64_t rows) const {
+        std::atomic<bool> stop{false};
+        JobControl control;
+        control.stop = &stop;
+        std::thread stopper = stop_at(rows, stop);
+        const JobSummary summary = run_job(spec, control);
+        stopper.join();
+        return summary;
+    }
+
     // The queue and its sub-keys (Q:delayed, Q:p:<name>), and the job's state.
     void clear_redis() {
         redis_->command({"DEL", queue_});

@@ -2,6 +2,7 @@
 // Reading back what a sink received, for tests that check every row arrived: NDJSON lines, Redis lists
 // and sorted sets, MySQL queue tables; and comparing the keys found there with the table's keys as
 // multisets, so a duplicate shows up as clearly as a missing row.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,16 @@ namespace rowpump::test {
 // starting with "<bad payload" so the comparison fails and shows it.
 std::string payload_key(const std::string& payload, const std::vector<std::string>& fields);
 std::vector<std::string> payload_keys(const std::vector<std::string>& payloads, const std::vector<std::string>& fields);
+
+// What several consumers received (one list each), in one sorted list: a task delivered twice shows up
+// as two equal neighbours.
+template <class Item>
+std::vector<Item> merged_sorted(const std::vector<std::vector<Item>>& received) {
+    std::vector<Item> all;
+    for (const auto& items : received) all.insert(all.end(), items.begin(), items.end());
+    std::sort(all.begin(), all.end());
+    return all;
+}
 
 // Every line of a file, without line ends (an empty vector when the file does not exist).
 std::vector<std::string> file_lines(const std::string& path);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "integration/c_string_list.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
@@ -132,9 +133,7 @@ public:
             "redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
             "--appendonly", "no", "--daemonize", "no", "--logfile", "/dev/null"};
         arguments.insert(arguments.end(), extra_.begin(), extra_.end());
-        std::vector<char*> argv;
-        for (auto& argument : arguments) argv.push_back(argument.data());
-        argv.push_back(nullptr);
+        std::vector<char*> argv = c_string_list(arguments);
         // Its output goes to /dev/null: a server orphaned by a crashed test must not hold the test's pipes
         // open (ctest would wait for it forever).
         posix_spawn_file_actions_t actions;

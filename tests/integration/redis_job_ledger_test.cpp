@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ protected:
         delete_keys(redis(), "rowpump:job:" + definition_.job_id + ":*");
     }
     void TearDown() override {
+        ledger_.reset();
+        store_.reset();
         delete_keys(redis(), "rowpump:job:" + definition_.job_id + ":*");
         RedisTest::TearDown();
     }
@@ -43,6 +46,13 @@ protected:
         whole.estimated_rows = 10;
         store->create({whole});
         return store;
+    }
+
+    // A ledger of a new store of one range (store_, ledger_: both end before TearDown clears the keys).
+    JobLedger* one_range_ledger() {
+        store_ = store_with_one_range();
+        ledger_ = store_->open_ledger();
+        return ledger_.get();
     }
 
     std::string range_field(const std::string& field) {
@@ -57,11 +67,12 @@ protected:
 
     SinkSpec sink_;
     JobDefinition definition_;
+    std::unique_ptr<JobStore> store_;
+    std::unique_ptr<JobLedger> ledger_;
 };
 
 TEST_F(RedisJobLedgerTest, APageAndItsCheckpointLandTogether) {
-    auto store = store_with_one_range();
-    auto ledger = store->open_ledger();
+    JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
     ASSERT_TRUE(range);
     ASSERT_EQ(ledger->write(*range, page(1, 3), KeyValue{std::int64_t{3}}), PageWrite::written);
@@ -70,12 +81,11 @@ TEST_F(RedisJobLedgerTest, APageAndItsCheckpointLandTogether) {
               (std::vector<std::string>{"{\"id\":1}", "{\"id\":2}", "{\"id\":3}", "{\"id\":4}", "{\"id\":5}"}));
     EXPECT_EQ(range_field("rows_written"), "5");
     EXPECT_TRUE(ledger->complete(*range));
-    EXPECT_TRUE(store->state().finished());
+    EXPECT_TRUE(store_->state().finished());
 }
 
 TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
-    auto store = store_with_one_range();
-    auto ledger = store->open_ledger();
+    JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
     ASSERT_TRUE(range);
     auto messages = page(1, 3);
@@ -89,8 +99,7 @@ TEST_F(RedisJobLedgerTest, DelayedAndReadyMessagesOfOnePageGoToTheirKeys) {
 }
 
 TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
-    auto store = store_with_one_range();
-    auto ledger = store->open_ledger();
+    JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
     ASSERT_TRUE(range);
     ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
@@ -103,8 +112,7 @@ TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
 }
 
 TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
-    auto store = store_with_one_range();
-    auto ledger = store->open_ledger();
+    JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
     ASSERT_TRUE(range);
     ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
@@ -123,8 +131,7 @@ TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
 }
 
 TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAgainAddsNone) {
-    auto store = store_with_one_range();
-    auto ledger = store->open_ledger();
+    JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
     ASSERT_TRUE(range);
     const std::vector<Message> twins(50, Message{"{\"same\":1}", 0, 4102444800000});
@@ -135,7 +142,7 @@ TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAg
     // before the page, free its lease, and let a second ledger write the page again.
     redis().command({"HSET", redis::job_range(definition_.job_id, 0), "last_key", "", "rows_written", "0", "owner",
                      "0"});
-    auto second = store->open_ledger();
+    auto second = store_->open_ledger();
     auto again = second->lease();
     ASSERT_TRUE(again);
     ASSERT_EQ(second->write(*again, twins, KeyValue{std::int64_t{50}}), PageWrite::written);

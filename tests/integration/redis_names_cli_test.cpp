@@ -14,6 +14,7 @@
 #include "integration/redis_fixture.hpp"
 #include "rowpump/enqueue.hpp"
 #include "rowpump/queue.hpp"
+#include "unit/goods_names.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -96,14 +97,8 @@ TEST_F(RedisNamesCliTest, ARetryIsScoredInTheSetsUnit) {
 }
 
 TEST_F(RedisNamesCliTest, BulkEnqueuerWritesUnderTheSameNames) {
-    SinkSpec spec;
+    SinkSpec spec = goods_names("goods");
     spec.uri = redis_.url();
-    spec.queue = "goods";
-    spec.priority_lists = {"high", "low"};
-    spec.list_key = "goods:{level}:task";
-    spec.delayed_key = "goods:delay";
-    spec.delay_score = DelayScore::seconds;
-    spec.delayed_members = DelayedMembers::bare;
     BulkEnqueuer enqueuer(spec);
     enqueuer.push(Message{"a", 0, 0});
     enqueuer.push(Message{"b", 1, 0});

@@ -76,9 +76,7 @@ TEST_F(RedisQueueTest, EightConsumersProcessEveryTaskExactlyOnce) {
         });
     }
     for (auto& thread : threads) thread.join();
-    std::vector<std::string> all;
-    for (const auto& payloads : seen) all.insert(all.end(), payloads.begin(), payloads.end());
-    std::sort(all.begin(), all.end());
+    const std::vector<std::string> all = merged_sorted(seen);
     EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a task was delivered twice";
     EXPECT_EQ(all.size(), static_cast<std::size_t>(many_tasks));
     EXPECT_EQ(stale.load(), 0);

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "integration/redis_fixture.hpp"
@@ -20,6 +21,7 @@
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/sink.hpp"
+#include "unit/error_of.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -43,13 +45,7 @@ std::vector<std::string> payloads(const std::vector<Message>& batch) {
 
 template <class Action>
 std::string usage_error_of(Action&& action) {
-    try {
-        action();
-    } catch (const UsageError& error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "no UsageError";
-    return {};
+    return error_of<UsageError>(std::forward<Action>(action));
 }
 
 // ---------------------------------------------------------------------------------------------- Redis sink
@@ -545,12 +541,8 @@ TEST(MySqlQueueSinkUnreachable, IsAQueueError) {
     SinkSpec spec;
     spec.uri = "mysql://rowpump:sekret@127.0.0.1:1/rowpump";
     spec.queue = "rp_test_sink_unreachable";
-    try {
-        make_sink(spec);
-        FAIL() << "no QueueError";
-    } catch (const QueueError& error) {
-        EXPECT_EQ(std::string(error.what()).find("sekret"), std::string::npos) << error.what();
-    }
+    const std::string message = error_of<QueueError>([&] { make_sink(spec); });
+    EXPECT_EQ(message.find("sekret"), std::string::npos) << message;
 }
 
 }  // namespace

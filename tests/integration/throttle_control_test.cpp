@@ -19,8 +19,7 @@ TEST_F(ThrottleTest, PostPauseHoldsAllButThePageEachWorkerIsWriting) {
     constexpr int rows = 60000;
     constexpr int page = 1000;
     constexpr int workers = 2;
-    const auto table = numbered_table(rows);
-    CliProcess run(file_backfill(table, page, {"--max-page-size", std::to_string(page), "--rate", "20000"}));
+    CliProcess run(numbered_backfill(rows, page, {"--max-page-size", std::to_string(page), "--rate", "20000"}));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     wait_for_status(port, 10s, [](const Status& s) { return s.rows_written >= 10000; });
@@ -42,14 +41,12 @@ TEST_F(ThrottleTest, PostPauseHoldsAllButThePageEachWorkerIsWriting) {
     EXPECT_EQ(file_rows(output_).rows, held.rows_written) << "what /status counts is what is in the file";
     EXPECT_LT(held.rows_written, static_cast<std::uint64_t>(rows));
     ASSERT_EQ(http_request(port, "POST", "/resume").status, 200);
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
 }
 
 TEST_F(ThrottleTest, PostRateChangesTheMeasuredRate) {
     constexpr int rows = 20000;
-    const auto table = numbered_table(rows);
-    CliProcess run(file_backfill(table, 100, {"--max-page-size", "100", "--rate", "1000"}));
+    CliProcess run(rate_capped_backfill(rows));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     // The rate over a window of time: the time is the measurement here.
@@ -70,15 +67,13 @@ TEST_F(ThrottleTest, PostRateChangesTheMeasuredRate) {
     for (const char* refused : {"abc", "1e-300", "0x10", "%20%205", "-0", "1&value=2"})
         EXPECT_EQ(http_request(port, "POST", std::string("/rate?value=") + refused).status, 400) << refused;
     ASSERT_EQ(http_request(port, "POST", "/rate?value=0").status, 200);
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
 }
 
 // At 1 row/s a page of 100 waits 100 s for its slot; "no cap" must free that very page.
 TEST_F(ThrottleTest, NoCapFreesThePageWaitingAtTheSlowestRate) {
     constexpr int rows = 3000;
-    const auto table = numbered_table(rows);
-    CliProcess run(file_backfill(table, 100, {"--max-page-size", "100", "--rate", "1000"}));
+    CliProcess run(rate_capped_backfill(rows));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     wait_for_status(port, 5s, [](const Status& s) { return s.rows_written > 0; });
@@ -120,9 +115,7 @@ TEST_F(ThrottleTest, MetricsPassPromtoolCheckMetrics) {
 
 TEST_F(ThrottleTest, SlowClientsNeitherBlockTheEndpointNorKeepAFinishedRunAlive) {
     constexpr int rows = 5000;
-    const auto table = numbered_table(rows);
-    std::ofstream(pause_file_) << "";
-    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    CliProcess run(paused_backfill(rows));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     wait_until_held(port, "paused", 2);

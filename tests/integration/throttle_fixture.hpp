@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -226,6 +227,28 @@ protected:
         return run;
     }
 
+    // A backfill of a new numbered table of `rows` rows (file_backfill's).
+    std::vector<std::string> numbered_backfill(int rows, int page, std::vector<std::string> more) {
+        return file_backfill(numbered_table(rows), page, std::move(more));
+    }
+
+    // A numbered_backfill in fixed pages of 100 rows, capped at 1000 rows/s.
+    std::vector<std::string> rate_capped_backfill(int rows) {
+        return numbered_backfill(rows, 100, {"--max-page-size", "100", "--rate", "1000"});
+    }
+
+    // A numbered_backfill that the pause file holds from its start.
+    std::vector<std::string> paused_backfill(int rows) {
+        std::ofstream(pause_file_) << "";
+        return numbered_backfill(rows, 500, {"--pause-file", pause_file_});
+    }
+
+    // The end of a run that copies the whole numbered table: exit 0, and every row in the file once.
+    void expect_finished_with_every_row(CliProcess& run, int rows) {
+        EXPECT_EQ(finish(run), 0) << run.describe();
+        expect_every_row_once(rows);
+    }
+
     void expect_every_row_once(int rows) {
         const FileRows got = file_rows(output_);
         EXPECT_EQ(got.rows, static_cast<std::size_t>(rows));
@@ -262,6 +285,13 @@ protected:
     std::string queue_;   // a MySQL queue table a test wrote, dropped after it
     std::string job_id_;  // its job's rows in rowpump_jobs and rowpump_job_ranges, deleted after it
 };
+
+// The replica scripts/services.sh starts, from ROWPUMP_REPLICA_URL; nullopt when that is not set.
+inline std::optional<MySqlOptions> replica_options() {
+    const char* url = std::getenv("ROWPUMP_REPLICA_URL");
+    if (!url || !*url) return std::nullopt;
+    return MySqlOptions::from_url(url);
+}
 
 // The replica's URL for the command line: no password, the replica's account is the source's.
 inline std::string command_line_url(const MySqlOptions& replica) {

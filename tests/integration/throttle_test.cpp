@@ -12,15 +12,14 @@ namespace rowpump::test {
 namespace {
 
 TEST_F(ThrottleTest, StoppedReplicaSqlThreadHoldsTheCopyUntilItRunsAgain) {
-    const char* replica_env = std::getenv("ROWPUMP_REPLICA_URL");
-    if (!replica_env || !*replica_env) FAIL() << replica_hint;
-    const MySqlOptions replica = MySqlOptions::from_url(replica_env);
-    const std::string replica_url = command_line_url(replica);
+    const auto replica_or_none = replica_options();
+    if (!replica_or_none) FAIL() << replica_hint;
+    const MySqlOptions& replica = *replica_or_none;
     constexpr int rows = 20000;
     const auto table = numbered_table(rows);
     StoppedSqlThread stopped(replica);
 
-    CliProcess run(file_backfill(table, 500, {"--replica", replica_url, "--max-lag", "1"}));
+    CliProcess run(file_backfill(table, 500, {"--replica", command_line_url(replica), "--max-lag", "1"}));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     const Status held = wait_until_held(port, "throttled", 2);
@@ -33,20 +32,17 @@ TEST_F(ThrottleTest, StoppedReplicaSqlThreadHoldsTheCopyUntilItRunsAgain) {
     EXPECT_FALSE(run.poll()) << run.describe();
 
     stopped.start();
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
     EXPECT_TRUE(contains(run.err(), "reading pauses between pages: replica")) << run.describe();
 }
 
 // --lag-query replaces the measurement; POST /max-lag raises the limit above what it reports.
 TEST_F(ThrottleTest, LagQueryOverMaxLagHoldsTheCopyUntilPostMaxLagRaisesIt) {
-    const char* replica_env = std::getenv("ROWPUMP_REPLICA_URL");
-    if (!replica_env || !*replica_env) FAIL() << replica_hint;
-    const MySqlOptions replica = MySqlOptions::from_url(replica_env);
-    const std::string replica_url = command_line_url(replica);
+    const auto replica_or_none = replica_options();
+    if (!replica_or_none) FAIL() << replica_hint;
+    const MySqlOptions& replica = *replica_or_none;
     constexpr int rows = 5000;
-    const auto table = numbered_table(rows);
-    CliProcess run(file_backfill(table, 500, {"--replica", replica_url, "--max-lag", "1", "--lag-query", "SELECT 5"}));
+    CliProcess run(numbered_backfill(rows, 500, {"--replica", command_line_url(replica), "--max-lag", "1", "--lag-query", "SELECT 5"}));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     const Status held = wait_until_held(port, "throttled", 2);
@@ -54,15 +50,13 @@ TEST_F(ThrottleTest, LagQueryOverMaxLagHoldsTheCopyUntilPostMaxLagRaisesIt) {
     EXPECT_EQ(held.rows_written, 0u);
     EXPECT_EQ(http_request(port, "POST", "/max-lag?value=0").status, 400);
     ASSERT_EQ(http_request(port, "POST", "/max-lag?value=10").status, 200);
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
 }
 
 TEST_F(ThrottleTest, MaxLoadHoldsTheCopyWhileThreadsRunningIsOver) {
     constexpr int rows = 20000;
-    const auto table = numbered_table(rows);
     const auto sessions = busy(8);
-    CliProcess run(file_backfill(table, 500, {"--max-load", "Threads_running=5"}));
+    CliProcess run(numbered_backfill(rows, 500, {"--max-load", "Threads_running=5"}));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     const Status held = wait_until_held(port, "throttled", 2);
@@ -71,8 +65,7 @@ TEST_F(ThrottleTest, MaxLoadHoldsTheCopyWhileThreadsRunningIsOver) {
     EXPECT_EQ(held.rows_written, 0u) << "nothing is read while the server is busy";
     EXPECT_EQ(file_rows(output_).rows, 0u);
     sessions->release();
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
 }
 
 TEST_F(ThrottleTest, CriticalLoadStopsWithExit3AndTheResumeIsExactlyOnce) {
@@ -111,9 +104,7 @@ TEST_F(ThrottleTest, CriticalLoadStopsWithExit3AndTheResumeIsExactlyOnce) {
 
 TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     constexpr int rows = 5000;
-    const auto table = numbered_table(rows);
-    std::ofstream(pause_file_) << "";
-    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    CliProcess run(paused_backfill(rows));
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
     const Status held = wait_until_held(port, "paused", 2);
@@ -121,8 +112,7 @@ TEST_F(ThrottleTest, PauseFileAtTheStartHoldsTheCopyAtZeroRowsUntilRemoved) {
     EXPECT_EQ(held.rows_written, 0u);
     EXPECT_EQ(file_rows(output_).rows, 0u);
     std::filesystem::remove(pause_file_);
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(rows);
+    expect_finished_with_every_row(run, rows);
     // Without a terminal, a progress line says at once that the copy is held, and why.
     EXPECT_TRUE(contains(run.err(), "rows/s, ETA ?; paused: pause file " + pause_file_ + " exists")) << run.describe();
 }
@@ -142,8 +132,7 @@ TEST_F(ThrottleTest, EveryThreadOfACopyRunsAsBatchWork) {
     }
     EXPECT_GT(threads, 2) << "the main thread, a worker and the HTTP server at least";
     std::filesystem::remove(pause_file_);
-    EXPECT_EQ(finish(run), 0) << run.describe();
-    expect_every_row_once(1000);
+    expect_finished_with_every_row(run, 1000);
 }
 
 // Ctrl-C while the copy is held: the waiting workers stop without reading another page.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "encode/base64.hpp"
@@ -362,13 +363,11 @@ TEST(CsvEncoder, AppendsWithoutLineEnd) {
 // --- base64 and formats -------------------------------------------------------------------------------
 
 TEST(Base64, Rfc4648TestVectors) {
-    EXPECT_EQ(base64_encode(""), "");
-    EXPECT_EQ(base64_encode("f"), "Zg==");
-    EXPECT_EQ(base64_encode("fo"), "Zm8=");
-    EXPECT_EQ(base64_encode("foo"), "Zm9v");
-    EXPECT_EQ(base64_encode("foob"), "Zm9vYg==");
-    EXPECT_EQ(base64_encode("fooba"), "Zm9vYmE=");
-    EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+    const std::pair<const char*, const char*> vectors[] = {
+        {"", ""},          {"f", "Zg=="},         {"fo", "Zm8="},        {"foo", "Zm9v"},
+        {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+    };
+    for (const auto& [text, encoded] : vectors) EXPECT_EQ(base64_encode(text), encoded) << text;
 }
 
 TEST(Base64, EveryByteValue) {

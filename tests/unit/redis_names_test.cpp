@@ -9,6 +9,7 @@
 
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "goods_names.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {
@@ -53,14 +54,7 @@ TEST(RedisNamesTest, StatePrefixIsChecked) {
 }
 
 TEST(RedisNamesTest, APlanWritesTheTemplatedKeysSecondsAndBareMembers) {
-    SinkSpec spec;
-    spec.queue = "orders";
-    spec.priority_lists = {"high", "low"};
-    spec.list_key = "goods:{level}:task";
-    spec.delayed_key = "goods:delay";
-    spec.delay_score = DelayScore::seconds;
-    spec.delayed_members = DelayedMembers::bare;
-    PushPlan plan(spec);
+    PushPlan plan(test::goods_names("orders"));
     EXPECT_EQ(plan.ready_keys(), (std::vector<std::string>{"goods:high:task", "goods:low:task"}));
     plan.plan({{"1", 1, 0}, {"2", 0, 1700000000250}, {"3", 0, 1700000001000}}, {7, 0});
     ASSERT_EQ(plan.commands(), 2u);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mysql/connection.hpp"
@@ -170,12 +171,11 @@ std::string password_from_file(const std::string& content) {
 }
 
 TEST_F(UrlTest, PasswordFileLosesOnlyOneTrailingLineEnd) {
-    EXPECT_EQ(password_from_file("s3cret\r\n"), "s3cret");
-    EXPECT_EQ(password_from_file("s3cret\n"), "s3cret");
-    EXPECT_EQ(password_from_file("s3cret"), "s3cret");
-    EXPECT_EQ(password_from_file(" s3cret \n"), " s3cret ");
-    EXPECT_EQ(password_from_file("s3cret\n\n"), "s3cret\n");
-    EXPECT_EQ(password_from_file("s3cret\r"), "s3cret\r");
+    const std::pair<const char*, const char*> file_and_password[] = {
+        {"s3cret\r\n", "s3cret"},     {"s3cret\n", "s3cret"},     {"s3cret", "s3cret"},
+        {" s3cret \n", " s3cret "}, {"s3cret\n\n", "s3cret\n"}, {"s3cret\r", "s3cret\r"},
+    };
+    for (const auto& [file, password] : file_and_password) EXPECT_EQ(password_from_file(file), password) << file;
 }
 
 TEST_F(UrlTest, EmptyPasswordVariableLeavesThePasswordToTheFile) {
