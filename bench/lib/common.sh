@@ -47,8 +47,8 @@ small_mode_rows() {
   setting BENCH_ROWS "$rows" whole "0: the whole sbtest1"
 }
 
-# results_file NAME [SMALL_ROWS]: $results, where the script writes its markdown: BENCH_RESULTS, or
-# bench/results/NAME.md; with SMALL_ROWS above 0 (a small mode) a file under the temp dir instead, so
+# results_file NAME [SMALL_ROWS]: $results, where the script writes its markdown: BENCH_RESULTS, or NAME
+# with .md in bench/results; with SMALL_ROWS above 0 (a small mode) a file under the temp dir instead, so
 # small figures never replace the real ones.
 results_file() {
   local default="$root/bench/results/$1.md"

@@ -102,7 +102,6 @@ protected:
         EXPECT_EQ(multiset_difference(payload_keys(list_items(*redis_, queue_), {"id"}), expected), "");
     }
 
-    std::string table_;
     std::unique_ptr<FreezingProxy> proxy_;
 };
 
