@@ -7,6 +7,7 @@
 #include "route/router.hpp"
 #include "rowpump/encode.hpp"
 #include "run/page_pipeline.hpp"
+#include "run/worker_connections.hpp"
 
 namespace rowpump::cli {
 
@@ -33,7 +34,7 @@ int run_read(const ReadOptions& options) {
     apply_encoding_flags(options.encoding, payload);
     const auto encoder = make_encoder(format, plan->columns, payload);
     const Router router(RouteSpec{}, *plan);  // no routing: every row is a message ready now
-    PageReader reader(mysql, plan);
+    const std::unique_ptr<RangeReader> reader = range_reader(PageReader(mysql, plan));
 
     // The backfill's pipeline (run/page_pipeline.hpp) with standard output as its sink: the next page is
     // read while the one before is encoded and written, so the server gets the next page's query as soon
@@ -59,7 +60,7 @@ int run_read(const ReadOptions& options) {
         out.flush();
         return written < limit;
     };
-    stream_pages(reader, PageEncoder(*encoder, router), hooks, enough_read);
+    stream_pages(*reader, PageEncoder(*encoder, router), hooks, enough_read);
     return 0;
 }
 

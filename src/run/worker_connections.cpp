@@ -33,7 +33,7 @@ public:
 
     std::unique_ptr<RangeReader> open(const KeyRange& range, const std::optional<KeyValue>& resume_after) override {
         if (!session_) session_ = open_reader_session(mysql_, *plan_);
-        return std::make_unique<MySqlRangeReader>(PageReader(session_, plan_, range, resume_after));
+        return range_reader(PageReader(session_, plan_, range, resume_after));
     }
 
 private:
@@ -67,6 +67,10 @@ private:
 };
 
 }  // namespace
+
+std::unique_ptr<RangeReader> range_reader(PageReader reader) {
+    return std::make_unique<MySqlRangeReader>(std::move(reader));
+}
 
 WorkerConnections mysql_worker_connections(const JobSpec& spec, std::shared_ptr<const ReadPlan> plan,
                                            SnapshotSessions* snapshot) {

@@ -23,6 +23,9 @@ struct WorkerConnections {
     std::function<std::unique_ptr<Sink>()> sink;
 };
 
+// A PageReader as the pipeline reads it (rowpump read streams one through stream_pages too).
+std::unique_ptr<RangeReader> range_reader(PageReader reader);
+
 // The real ones: PageReaders over one session per worker (one of `snapshot`'s when given, else opened for
 // its first range), a Connector/C++ control connection, and make_sink(spec.sink).
 WorkerConnections mysql_worker_connections(const JobSpec& spec, std::shared_ptr<const ReadPlan> plan,
