@@ -10,9 +10,11 @@ set -euo pipefail
 root="$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd -P)"
 cd "$root"
 
-# One line a layer; "." is the files directly in src/ (errors, logs, URLs, retries).
+# One line a layer; "." is the files directly in src/ (errors, logs, URLs, retries); config/ is the options'
+# schema, which every layer's errors name options by.
 layers=(
   "."
+  "config"
   "mysql redis http metrics"
   "table encode route"
   "paging"
