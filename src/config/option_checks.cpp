@@ -42,6 +42,13 @@ void check_redis_names_apply(const SinkSpec& sink, bool redis_sink) {
                                                          ", or write to a redis:// sink"}));
 }
 
+void check_redis_names_apply(const std::vector<OptionId>& given, const std::string& uri, bool redis_queue) {
+    if (redis_queue || given.empty()) return;
+    throw OptionError(joined(named_options_verb(given), {" Redis keys, and " + redact_url(uri) +
+                                                         " is a MySQL queue table, which has none: drop " +
+                                                         (given.size() == 1 ? "it" : "them")}));
+}
+
 void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format) {
     const auto given = redis_name_options_given(sink);
     if (given.empty()) return;

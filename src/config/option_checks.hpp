@@ -17,8 +17,10 @@ void check_push_applies(Format format, bool push_given);
 // The options that name rowpump's own Redis keys (--list-key, --delayed-key, --delay-score,
 // --delayed-members) that differ from their defaults.
 std::vector<OptionId> redis_name_options_given(const SinkSpec& sink);
-// Those options with a sink that has no Redis keys (`sink_uri` is shown, redacted).
+// Those options with a sink that has no Redis keys (its URI is shown, redacted).
 void check_redis_names_apply(const SinkSpec& sink, bool redis_sink);
+// Those of `given` with a queue (`uri`, shown redacted) that is not in Redis: the queue commands' check.
+void check_redis_names_apply(const std::vector<OptionId>& given, const std::string& uri, bool redis_queue);
 // Those options with a worker format, which writes its framework's keys, not rowpump's.
 void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format);
 
