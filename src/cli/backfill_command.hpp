@@ -2,39 +2,44 @@
 // `rowpump backfill`: the main job from the command line: N ranges, W workers, one sink.
 #include <CLI/CLI.hpp>
 
+#include <optional>
+#include <string>
+
 #include "cli/encoding_flags.hpp"
 #include "cli/source_options.hpp"
 #include "cli/throttle_flags.hpp"
+#include "rowpump/job.hpp"
 
 namespace rowpump::cli {
 
+// The flags' values, typed as the schema reads them (config/option_schema.hpp); defaults as JobSpec's.
 struct BackfillOptions {
     SourceOptions source;
     std::size_t partitions = 0;
-    std::string partition_strategy = "balanced";
+    PartitionStrategy partition_strategy = PartitionStrategy::balanced;
     std::size_t workers = 0;
     std::string sink = "stdout";
     bool overwrite = false;  // file: sink: replace an existing file
     std::string queue;
-    std::string push;  // empty: rpush, or the worker format's own side
-    std::string format = "json";
+    std::optional<PushSide> push;  // none: rpush, or the worker format's own side
+    Format format = Format::json;
     std::string job_class;  // --format sidekiq
     std::string task;       // --format celery
-    std::string sidekiq_timestamps = "seconds";
+    SidekiqTimestamps sidekiq_timestamps = SidekiqTimestamps::seconds;
     std::string payload_template;  // --format template
-    std::string big_numbers = "number";
+    BigNumbers big_numbers = BigNumbers::number;
     EncodingFlags encoding;
-    std::string list_key = "{queue}:p:{level}";
-    std::string delayed_key = "{queue}:delayed";
-    std::string delay_score = "ms";
-    std::string delayed_members = "tagged";
-    std::string state_prefix = "rowpump:job:";
+    std::string list_key = SinkSpec{}.list_key;
+    std::string delayed_key = SinkSpec{}.delayed_key;
+    DelayScore delay_score = SinkSpec{}.delay_score;
+    DelayedMembers delayed_members = SinkSpec{}.delayed_members;
+    std::string state_prefix = JobSpec{}.state_prefix;
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;
     std::string due_column;
     double rate = 0;
-    std::uint64_t high_water = 0;
+    std::size_t high_water = 0;
     ThrottleFlags throttle;
     std::size_t page_time_ms = 250;
     std::size_t max_page_size = 0;  // 0: not given

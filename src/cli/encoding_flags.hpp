@@ -9,12 +9,12 @@
 namespace rowpump::cli {
 
 struct EncodingFlags {
-    std::string csv_null = "empty";
-    std::string json_columns = "string";
+    CsvNull csv_null = CsvNull::empty;
+    JsonColumns json_columns = JsonColumns::string;
 };
 
 void add_encoding_flags(CLI::App& command, EncodingFlags& flags);
-// Sets the payload options the flags name (checked by the flags already).
+// Sets the payload options the flags name.
 void apply_encoding_flags(const EncodingFlags& flags, PayloadOptions& payload);
 
 }  // namespace rowpump::cli

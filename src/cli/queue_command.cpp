@@ -2,6 +2,7 @@
 
 #include "cli/number_flags.hpp"
 #include "cli/queue_subcommands.hpp"
+#include "cli/schema_flags.hpp"
 #include "rowpump/options.hpp"
 #include "rowpump/queue.hpp"
 
@@ -11,13 +12,9 @@ namespace {
 
 // The names and score unit the producer was given (backfill --list-key, ...), so this side finds its keys.
 void add_redis_name_options(CLI::App& command, QueueOptions& options) {
-    command.add_option("--list-key", options.list_key,
-                       "Redis: the priority lists' names, {queue} and {level} replaced (default: {queue}:p:{level})");
-    command.add_option("--delayed-key", options.delayed_key,
-                       "Redis: the delayed set's name, {queue} replaced (default: {queue}:delayed)");
-    command.add_option("--delay-score", options.delay_score,
-                       "Redis: the unit of the delayed set's scores, ms or s (Unix time; default: ms)")
-        ->check(CLI::IsMember({"ms", "s"}));
+    add_schema_option(command, OptionId::list_key, options.list_key);
+    add_schema_option(command, OptionId::delayed_key, options.delayed_key);
+    add_schema_option(command, OptionId::delay_score, options.delay_score);
 }
 
 // Every subcommand names its queue the same way.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/timeout_flags.hpp"
+#include "rowpump/queue.hpp"
 
 namespace rowpump::cli {
 
@@ -17,9 +18,10 @@ struct QueueOptions {
     std::string queue;   // MySQL queue table or Redis key prefix
     std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
     std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
-    std::string list_key = "{queue}:p:{level}";  // Redis: the producer's --list-key
-    std::string delayed_key = "{queue}:delayed";  // Redis: the producer's --delayed-key
-    std::string delay_score = "ms";               // Redis: the producer's --delay-score
+    // Redis: the producer's --list-key, --delayed-key and --delay-score.
+    std::string list_key = RedisQueueOptions{}.list_key;
+    std::string delayed_key = RedisQueueOptions{}.delayed_key;
+    DelayScore delay_score = RedisQueueOptions{}.delay_score;
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "config/option_checks.hpp"
 #include "rowpump/error.hpp"
 #include "backend/registry/registry.hpp"
 
 namespace rowpump::cli {
 
+using config::OptionId;
 using std::chrono::milliseconds;
 
 milliseconds flag_milliseconds(double seconds, const char* flag) {
@@ -30,11 +32,12 @@ QueueSource parse_queue_source(const QueueOptions& options) {
         source.redacted = source.redis->redacted();
     }
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
-    const bool redis_names = options.list_key != QueueOptions().list_key ||
-                             options.delayed_key != QueueOptions().delayed_key || options.delay_score != "ms";
-    if (source.mysql && redis_names)
-        throw UsageError("--list-key, --delayed-key and --delay-score name Redis keys: a MySQL queue table has none; "
-                         "drop them");
+    const QueueOptions defaults;
+    std::vector<OptionId> redis_names;
+    if (options.list_key != defaults.list_key) redis_names.push_back(OptionId::list_key);
+    if (options.delayed_key != defaults.delayed_key) redis_names.push_back(OptionId::delayed_key);
+    if (options.delay_score != defaults.delay_score) redis_names.push_back(OptionId::delay_score);
+    config::check_redis_names_apply(redis_names, options.source, source.redis.has_value());
     return source;
 }
 
@@ -62,7 +65,7 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     queue.return_list = options.return_list;
     queue.list_key = options.list_key;
     queue.delayed_key = options.delayed_key;
-    queue.delay_score = options.delay_score == "s" ? DelayScore::seconds : DelayScore::milliseconds;
+    queue.delay_score = options.delay_score;
     queue.retry = retry_policy(options);
     queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
     return queue;

@@ -1,6 +1,7 @@
 #include "cli/run_command.hpp"
 
 #include "cli/job_runner.hpp"
+#include "config/option_error.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/options.hpp"
 
@@ -39,8 +40,15 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
 int run_run(const RunOptions& options) {
     JobSpec spec = load_job(options.job_file, options.overrides);
     spec.resume = options.resume;
-    if (options.dry_run) return print_plan(spec);
-    return run_with_progress(spec, options.summary_json);
+    try {
+        if (options.dry_run) return print_plan(spec);
+        return run_with_progress(spec, options.summary_json);
+    } catch (const config::OptionError& error) {
+        // A job file names its options by their paths (sink.delay_score), not by the flags of backfill.
+        throw UsageError(error.render(config::Spelling::yaml));
+    } catch (const config::OptionFailure& error) {
+        throw Error(error.render(config::Spelling::yaml));
+    }
 }
 
 }  // namespace rowpump::cli

@@ -19,8 +19,8 @@ struct SourceOptions {
     std::vector<std::string> columns;
     std::string where;
     std::size_t page_size = ReadSpec{}.page_size;
-    std::string strategy = "keyset";
-    std::string null_keys = "refuse";
+    PagingStrategy strategy = PagingStrategy::keyset;
+    NullKeys null_keys = NullKeys::refuse;
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
     // Unset: ReadSpec's default (stated in --help).
     std::optional<std::size_t> page_timeout_seconds;

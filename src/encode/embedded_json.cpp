@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -36,9 +37,11 @@ void append_embedded_json(std::string_view column, std::string_view text, std::s
     constexpr unsigned flags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
     const rapidjson::ParseResult parsed = reader.Parse<flags>(input, writer);
     if (!parsed)
-        throw Error("column `" + std::string(column) + "` holds a value that is not JSON (" +
-                    rapidjson::GetParseError_En(parsed.Code()) + " at byte " + std::to_string(parsed.Offset()) +
-                    "), which --json-columns embed cannot embed: fix the row, or use --json-columns string");
+        throw config::OptionFailure({"column `" + std::string(column) + "` holds a value that is not JSON (" +
+                                         rapidjson::GetParseError_En(parsed.Code()) + " at byte " +
+                                         std::to_string(parsed.Offset()) + "), which ",
+                                     config::OptionId::json_columns, " embed cannot embed: fix the row, or use ",
+                                     config::OptionId::json_columns, " string"});
     out.append(compact.GetString(), compact.GetSize());
 }
 

@@ -1,4 +1,5 @@
 #include "encode/encoders.hpp"
+#include "config/option_error.hpp"
 #include "encode/payload_template.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
@@ -82,13 +83,17 @@ JsonColumns parse_json_columns(const std::string& name) {
 }
 
 void check_payload_options(Format format, const PayloadOptions& payload) {
+    using config::OptionError;
+    using config::OptionId;
     if (format != Format::csv && payload.csv_null != CsvNull::empty)
-        throw UsageError("a CSV null is given but the format is not csv: add --format csv, or drop --csv-null");
+        throw OptionError({"a CSV null is given but the format is not csv: add ", OptionId::format, " csv, or drop ",
+                           OptionId::csv_null});
     if (format == Format::csv && payload.json_columns != JsonColumns::string)
-        throw UsageError("CSV writes a JSON column's text as it is: drop --json-columns, or choose a JSON format");
+        throw OptionError({"CSV writes a JSON column's text as it is: drop ", OptionId::json_columns,
+                           ", or choose a JSON format"});
     if (format != Format::payload_template && !payload.template_text.empty())
-        throw UsageError("a template is given but the format is not template: add --format template (YAML: "
-                         "format: template), or drop the template");
+        throw OptionError({"a template is given but the format is not template: add ", OptionId::format,
+                           " template, or drop ", OptionId::payload_template});
     if (format == Format::payload_template) parse_payload_template(payload.template_text);
 }
 

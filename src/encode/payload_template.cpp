@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "brace_template.hpp"
+#include "config/option_error.hpp"
 #include "encode/encoders.hpp"
 #include "rowpump/error.hpp"
 
@@ -103,7 +104,8 @@ private:
 }  // namespace
 
 std::vector<TemplateSegment> parse_payload_template(std::string_view text) {
-    if (text.empty()) throw UsageError("empty template: give --template TEXT, e.g. --template '{id}'");
+    if (text.empty())
+        throw config::OptionError({"empty template: give ", config::OptionId::payload_template, ", e.g. '{id}'"});
     std::vector<TemplateSegment> segments;
     for (const BracePart& part : split_braces(text, what)) {
         if (part.placeholder) segments.push_back(placeholder(part, text));

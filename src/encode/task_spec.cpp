@@ -1,6 +1,7 @@
 // Which worker formats take which task fields, and what a Sidekiq job class may be.
 #include <string_view>
 
+#include "config/option_error.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 
@@ -37,35 +38,40 @@ bool has_control_or_space(std::string_view text) {
 }  // namespace
 
 void check_task_spec(Format format, const TaskSpec& task) {
+    using config::OptionError;
+    using config::OptionId;
     const std::string name = format_name(format);
     if (format == Format::sidekiq) {
         if (task.job_class.empty())
-            throw UsageError("--format sidekiq needs the job class its workers run: pass --job-class CLASS "
-                             "(YAML: sink.job_class), e.g. --job-class Billing::InvoiceJob");
+            throw OptionError({OptionId::format, " sidekiq needs the job class its workers run, e.g. "
+                               "Billing::InvoiceJob: give it with ", OptionId::job_class});
         if (!is_constant_path(task.job_class))
             throw UsageError("job class '" + task.job_class + "' is not a Ruby constant path: expected names that "
                              "start with a capital letter, joined by '::', e.g. Billing::InvoiceJob");
     } else if (!task.job_class.empty()) {
-        throw UsageError("a job class is given, but it is only used by --format sidekiq (the format is " + name +
-                         "): remove --job-class, or use --format sidekiq");
+        throw OptionError({"a job class is given, but it is only used by ", OptionId::format,
+                           " sidekiq (the format is " + name + "): remove ", OptionId::job_class, ", or use ",
+                           OptionId::format, " sidekiq"});
     }
     if (format == Format::celery) {
         if (task.task.empty())
-            throw UsageError("--format celery needs the name of the task its workers run: pass --task NAME "
-                             "(YAML: sink.task), e.g. --task billing.tasks.invoice");
+            throw OptionError({OptionId::format, " celery needs the name of the task its workers run, e.g. "
+                               "billing.tasks.invoice: give it with ", OptionId::task});
         if (has_control_or_space(task.task))
             throw UsageError("task name '" + task.task + "' holds a space or control character: give the name the "
                              "task is registered under, e.g. billing.tasks.invoice");
     } else if (!task.task.empty()) {
-        throw UsageError("a task name is given, but it is only used by --format celery (the format is " + name +
-                         "): remove --task, or use --format celery");
+        throw OptionError({"a task name is given, but it is only used by ", OptionId::format,
+                           " celery (the format is " + name + "): remove ", OptionId::task, ", or use ",
+                           OptionId::format, " celery"});
     }
     if (format != Format::sidekiq && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
-        throw UsageError("Sidekiq timestamps in ms are only written by --format sidekiq (the format is " + name +
-                         "): remove --sidekiq-timestamps, or use --format sidekiq");
+        throw OptionError({"Sidekiq timestamps in ms are only written by ", OptionId::format, " sidekiq (the format is " +
+                           name + "): remove ", OptionId::sidekiq_timestamps, ", or use ", OptionId::format,
+                           " sidekiq"});
     if ((format == Format::sidekiq || format == Format::celery) && has_control_or_space(task.queue))
-        throw UsageError("queue name '" + task.queue + "' holds a space or control character: --format " + name +
-                         " needs a queue name its workers can be told (-q / -Q)");
+        throw OptionError({"queue name '" + task.queue + "' holds a space or control character: ", OptionId::format,
+                           " " + name + " needs a queue name its workers can be told (-q / -Q)"});
 }
 
 }  // namespace rowpump

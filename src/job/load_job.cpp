@@ -62,7 +62,9 @@
 //
 // ${NAME} in any value is the environment variable NAME ($${ is a literal ${). `--set path=value`
 // overrides (source.page_size=500, workers=4) change the tree before it is checked.
+#include "config/option_checks.hpp"
 #include "job/job_sections.hpp"
+#include "job/option_fields.hpp"
 #include "job/overrides.hpp"
 #include "job/yaml_document.hpp"
 #include "rowpump/error.hpp"
@@ -72,17 +74,20 @@ namespace rowpump {
 
 namespace {
 
+using config::OptionId;
+using job::read_option;
+
 void read_partitions(const job::Field& field, JobSpec& spec) {
-    const job::Section partitions = field.section({"count", "strategy"});
-    if (auto count = partitions.optional("count")) spec.partitions = count->whole(1, 1'000'000);
-    if (auto strategy = partitions.optional("strategy"))
-        spec.partition_strategy = parse_partition_strategy(strategy->choice({"balanced", "minmax"}));
+    const job::Section partitions = field.section(config::section_keys("partitions"));
+    std::uint64_t count = 0;
+    if (read_option(partitions, OptionId::partitions, count)) spec.partitions = count;
+    read_option(partitions, OptionId::partition_strategy, spec.partition_strategy);
 }
 
 void read_limits(const job::Field& field, JobSpec& spec) {
-    const job::Section limits = field.section({"rate", "high_water"});
-    if (auto rate = limits.optional("rate")) spec.rate = rate->number(0);
-    if (auto high_water = limits.optional("high_water")) spec.high_water = high_water->whole(1, UINT64_MAX);
+    const job::Section limits = field.section(config::section_keys("limits"));
+    read_option(limits, OptionId::rate, spec.rate);
+    read_option(limits, OptionId::high_water, spec.high_water);
 }
 
 }  // namespace
@@ -109,14 +114,17 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     }
     job::read_source(job.required("source", "what to read: source: {mysql: URL, table: NAME}"), spec);
     if (auto partitions = job.optional("partitions")) read_partitions(*partitions, spec);
-    if (auto workers = job.optional("workers")) spec.workers = workers->whole(1, 256);
+    std::uint64_t workers = 0;
+    if (read_option(job, OptionId::workers, workers)) spec.workers = workers;
     job::read_sink(job.required("sink", "where rows go: sink: {uri: URI, queue: NAME}"), spec);
     spec.sink.timeouts = spec.mysql;  // the source URL's read_timeout and write_timeout hold for the sink too
     if (auto limits = job.optional("limits")) read_limits(*limits, spec);
     if (auto throttle = job.optional("throttle")) job::read_throttle(*throttle, spec.throttle);
-    if (auto lease_timeout = job.optional("lease_timeout"))
-        spec.lease_timeout = std::chrono::seconds(lease_timeout->whole(1, 86'400));
-    if (auto follow = job.optional("follow")) spec.follow = follow->choice({"true", "false"}) == "true";
+    std::uint64_t lease_timeout = 0;
+    if (read_option(job, OptionId::lease_timeout, lease_timeout)) spec.lease_timeout = std::chrono::seconds(lease_timeout);
+    read_option(job, OptionId::follow, spec.follow);
+    // The rules between options, as run_job checks them, here too so that the error names the line.
+    job::at_option(origin, root, [&] { config::check_job_options(spec); });
     return spec;
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <thread>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/driver_session.hpp"
 #include "mysql/error_codes.hpp"
@@ -123,8 +124,9 @@ void apply_session_settings(const MySqlOptions& options, const ServerFlavor& fla
             if (error.code() != unknown_system_variable && error.code() != 1231 && error.code() != 1232 &&
                 error.code() != 1238 && error.code() != 1229)
                 throw;
-            throw UsageError("the server refused the session variable " + name + "=" + value +
-                             " (--set-vars, set_vars): " + redact_url(error.what()) + "; correct or remove it");
+            throw config::OptionError({"the server refused the session variable " + name + "=" + value + " (",
+                                       config::OptionId::set_vars,
+                                       "): " + redact_url(error.what()) + "; correct or remove it"});
         }
     }
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
 #include "mysql/error_codes.hpp"
@@ -32,14 +33,19 @@ void start_snapshots_together(const MySqlOptions& mysql, const std::string& quot
         lock.execute_text("LOCK TABLES " + quoted_table + " READ");
     } catch (const DbError& error) {
         if (error.code() == codes::lock_wait_timeout)
-            throw Error("--consistent-snapshot could not lock " + quoted_table +
-                        " for its snapshot within lock_wait_timeout: a transaction that wrote to it is still open "
-                        "(SHOW PROCESSLIST, information_schema.INNODB_TRX). Try again when it has ended, or give "
-                        "a longer wait with --set-vars lock_wait_timeout=N, during which writes to the table wait");
+            throw config::OptionFailure(
+                {config::OptionId::consistent_snapshot,
+                 " could not lock " + quoted_table +
+                     " for its snapshot within lock_wait_timeout: a transaction that wrote to it is still open "
+                     "(SHOW PROCESSLIST, information_schema.INNODB_TRX). Try again when it has ended, or give a "
+                     "longer wait with ",
+                 config::OptionId::set_vars, " lock_wait_timeout=N, during which writes to the table wait"});
         if (error.code() == database_access_denied || error.code() == table_access_denied)
-            throw UsageError("--consistent-snapshot needs the LOCK TABLES privilege on " + quoted_table + " for " +
-                             mysql.redacted() + " (the server said: " + error.what() +
-                             "): GRANT LOCK TABLES ON the schema, or run without --consistent-snapshot");
+            throw config::OptionError({config::OptionId::consistent_snapshot,
+                                       " needs the LOCK TABLES privilege on " + quoted_table + " for " +
+                                           mysql.redacted() + " (the server said: " + error.what() +
+                                           "): GRANT LOCK TABLES ON the schema, or run without ",
+                                       config::OptionId::consistent_snapshot});
         throw;
     }
     // Were this to fail, closing `lock` (its destructor) releases the table all the same.

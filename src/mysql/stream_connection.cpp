@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/client_handle.hpp"
 #include "mysql/inline_params.hpp"
@@ -76,8 +77,9 @@ void StreamConnection::keep_alive() {
 
 void StreamConnection::open() {
     if (pinned_)
-        throw Error("the session of a --consistent-snapshot reader of " + options_.redacted() +
-                    " was lost, and its snapshot with it: run the backfill again");
+        throw config::OptionFailure({"the session of a ", config::OptionId::consistent_snapshot,
+                                     " reader of " + options_.redacted() +
+                                         " was lost, and its snapshot with it: run the backfill again"});
     session_.reset();
     // Non-blocking, for fetch_row(): the reader waits on the socket its own way.
     session_ = std::make_unique<Session>(Session{open_client_handle(options_, true)});

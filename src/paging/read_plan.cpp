@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
 #include "paging/key_predicate.hpp"
@@ -49,7 +50,7 @@ std::vector<Column> resolve_columns(const TableInfo& table, const std::vector<st
     std::vector<Column> out;
     for (const auto& name : names) {
         if (std::any_of(out.begin(), out.end(), [&](const Column& c) { return c.name == name; }))
-            throw UsageError("column '" + name + "' is listed twice in --columns");
+            throw config::OptionError({"column '" + name + "' is listed twice in ", config::OptionId::columns});
         out.push_back(table.column(name));
     }
     return out;
@@ -64,7 +65,7 @@ void check_filter(mysql::Connection& connection, const ReadPlan& plan) {
         connection.query(sql);
     } catch (const DbError& error) {
         if (error.is_transient()) throw;
-        throw UsageError("invalid --where '" + plan.spec.where + "': " + error.what());
+        throw config::OptionError({"invalid ", config::OptionId::where, " '" + plan.spec.where + "': " + error.what()});
     }
 }
 
@@ -92,15 +93,17 @@ ReadPlan plan_read(const MySqlOptions& mysql, const ReadSpec& spec) {
         if (plan.null_key_rows > 0 && spec.null_keys == NullKeys::refuse) {
             std::string names;
             for (const auto& column : plan.key.columns) names += (names.empty() ? "" : ", ") + column;
-            throw UsageError(std::to_string(plan.null_key_rows) + " rows of " + plan.table.quoted_name() +
-                             " have NULL in key (" + names +
-                             "), which cannot be paged by '>': pass --null-keys first to read them in a "
-                             "separate pass, exclude them with --where, or choose another --key");
+            throw config::OptionError({std::to_string(plan.null_key_rows) + " rows of " + plan.table.quoted_name() +
+                                           " have NULL in key (" + names + "), which cannot be paged by '>': pass ",
+                                       config::OptionId::null_keys, " first to read them in a separate pass, exclude "
+                                       "them with ", config::OptionId::where, ", or choose another ",
+                                       config::OptionId::key});
         }
         if (plan.null_key_rows > 0 && plan.table.primary_key.empty())
-            throw UsageError("rows with NULL keys in " + plan.table.quoted_name() +
-                             " can only be read by the primary key, and the table has none: exclude them with "
-                             "--where or choose another --key");
+            throw config::OptionError({"rows with NULL keys in " + plan.table.quoted_name() +
+                                           " can only be read by the primary key, and the table has none: exclude "
+                                           "them with ",
+                                       config::OptionId::where, " or choose another ", config::OptionId::key});
     }
     if (spec.strategy == PagingStrategy::offset)
         log().warn("the offset strategy reads every skipped row again on each page; it is a benchmark baseline, "

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -67,10 +68,14 @@ std::vector<PriorityLevel> parse_priority_levels(const std::string& text) {
         levels.push_back(level);
         start = end + 1;
     }
+    check_priority_order(levels);
+    return levels;
+}
+
+void check_priority_order(const std::vector<PriorityLevel>& levels) {
     for (std::size_t i = 1; i + 1 < levels.size(); ++i)
         if (levels[i].min >= levels[i - 1].min)
             throw UsageError("priority levels must be given highest first, with decreasing thresholds");
-    return levels;
 }
 
 void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
@@ -86,9 +91,10 @@ void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
 
 Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {
     if (!route.levels.empty() && route.priority_column.empty())
-        throw UsageError("priority levels need a priority column (--priority-column)");
+        throw config::OptionError({"priority levels need a priority column (", config::OptionId::priority_column, ")"});
     if (!route.priority_column.empty() && route.levels.size() < 2)
-        throw UsageError("priority routing needs at least two levels, e.g. --priority high:100,mid:10,low");
+        throw config::OptionError({"priority routing needs at least two levels in ", config::OptionId::priority,
+                                   ", e.g. high:100,mid:10,low"});
     if (!route.priority_column.empty()) {
         const Column& column = plan.table.column(route.priority_column);
         if (!is_numeric(column.kind))

@@ -12,6 +12,8 @@ namespace rowpump {
 // "high:100,mid:10,low": levels highest first, each name:min; the last may omit its minimum and takes
 // every other row. Throws UsageError naming the bad part.
 std::vector<PriorityLevel> parse_priority_levels(const std::string& text);
+// Levels given some other way (a job file's list): decreasing thresholds, the last level's aside.
+void check_priority_order(const std::vector<PriorityLevel>& levels);
 
 class Router {
 public:

@@ -5,6 +5,7 @@
 
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
+#include "config/option_checks.hpp"
 #include "log.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
@@ -21,6 +22,8 @@ namespace rowpump {
 
 namespace {
 
+using config::OptionId;
+
 // Sidekiq and Celery jobs are written where their workers read them: a Redis sink, or stdout and files to
 // look at them. A MySQL queue table has no such worker.
 void check_worker_format(const JobSpec& spec) {
@@ -29,12 +32,12 @@ void check_worker_format(const JobSpec& spec) {
     const std::string format = format_name(spec.format);
     const Backend& backend = backend_for(spec.sink);
     if (!backend.traits().worker_formats)
-        throw UsageError("--format " + format + " writes " + format + "'s Redis keys, and " + redact_url(spec.sink.uri) +
-                         " is " + std::string(backend.what()) +
-                         ": use a redis:// sink (or stdout or file:PATH to look at the jobs)");
-    if (!spec.route.priority_column.empty() || !spec.route.levels.empty())
-        throw UsageError("priority routing cannot be combined with --format " + format +
-                         ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
+        throw config::OptionError({OptionId::format, " " + format + " writes " + format + "'s Redis keys, and " +
+                                                         redact_url(spec.sink.uri) + " is " +
+                                                         std::string(backend.what()) +
+                                                         ": use a redis:// sink (or stdout or file:PATH to look at "
+                                                         "the jobs)"});
+    config::check_priority_fits_format(format, !spec.route.priority_column.empty() || !spec.route.levels.empty());
 }
 
 // The worker formats' queue defaults to the frameworks' own ("default", "celery").
@@ -47,41 +50,25 @@ void apply_worker_format(JobSpec& spec) {
 // Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
 // connects.
 void check_key_names(const JobSpec& spec) {
-    const SinkSpec defaults;
     SinkSpec sink = spec.sink;
-    if (spec.job_id.empty() && spec.state_prefix != JobSpec().state_prefix)
-        throw UsageError("a state prefix names the keys of a job's state, and there is no job: add --job-id, or "
-                         "drop --state-prefix");
     const Backend& backend = backend_for(sink);
-    if (!backend.traits().redis_keys) {
-        if (sink.list_key != defaults.list_key || sink.delayed_key != defaults.delayed_key ||
-            sink.delay_score != defaults.delay_score || sink.delayed_members != defaults.delayed_members)
-            throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name Redis keys, and " +
-                             redact_url(sink.uri) + " has none: drop them, or write to a redis:// sink");
-        return;
-    }
+    config::check_state_prefix_applies(spec);
+    config::check_redis_names_apply(sink, backend.traits().redis_keys);
+    if (!backend.traits().redis_keys) return;
     for (const auto& level : spec.route.levels) sink.priority_lists.push_back(level.name);
     backend.check_key_names(sink, spec.job_id.empty() ? nullptr : &spec.state_prefix);
 }
 
 void check_spec(const JobSpec& spec) {
-    if (spec.rate < 0) throw UsageError("rate must be positive (rows per second), or 0 for no cap");
-    if (spec.workers > 256) throw UsageError("at most 256 workers, got " + std::to_string(spec.workers));
-    if (spec.resume && spec.job_id.empty()) throw UsageError("--resume needs the job id of the job to resume");
-    if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0) throw UsageError("lease timeout must be positive");
-    if (spec.follow && !spec.job_id.empty())
-        throw UsageError("--follow cannot be combined with --job-id yet: the passes over rows added during the "
-                         "run are not kept in the job store; run the job, then a second one over the new rows");
+    if (spec.rate < 0)
+        throw config::OptionError({OptionId::rate, " must be positive (rows per second), or 0 for no cap"});
+    if (spec.workers > 256)
+        throw config::OptionError({OptionId::workers, ": at most 256, got " + std::to_string(spec.workers)});
+    if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0)
+        throw config::OptionError({OptionId::lease_timeout, " must be positive"});
+    config::check_job_options(spec);
     check_worker_format(spec);
-    if (spec.consistent_snapshot && !spec.job_id.empty())
-        throw UsageError("--consistent-snapshot cannot be combined with --job-id: a job that is resumed, or shared "
-                         "by several processes, reads in more than one snapshot; choose one of the two");
-    if (spec.consistent_snapshot && spec.follow)
-        throw UsageError("--consistent-snapshot cannot be combined with --follow: the snapshot holds no rows added "
-                         "during the run, which --follow is there to read; choose one of the two");
-    if (spec.sink.overwrite && !backend_for(spec.sink).traits().replaces_files)
-        throw UsageError("--overwrite replaces an existing file:PATH sink, and " + redact_url(spec.sink.uri) +
-                         " is not one: remove --overwrite");
+    config::check_overwrite_applies(spec.sink, backend_for(spec.sink).traits().replaces_files);
     check_payload_options(spec.format, spec.payload);
     check_key_names(spec);
 }
@@ -230,8 +217,9 @@ JobState open_or_create(JobStore& store, const JobDefinition& definition, const 
     JobState state = store.state();
     if (!state.exists) {
         if (prepared.spec.resume)
-            throw UsageError("there is no job '" + definition.job_id + "' to resume in " +
-                             redact_url(prepared.spec.sink.uri) + ": run it without --resume to start it");
+            throw config::OptionError({"there is no job '" + definition.job_id + "' to resume in " +
+                                           redact_url(prepared.spec.sink.uri) + ": run it without ",
+                                       OptionId::resume, " to start it"});
         const PartitionPlan partitions = plan_job_partitions(prepared.spec, *prepared.plan, workers);
         state = store.create(partitions.partitions);
     }

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "config/option_error.hpp"
 #include "mysql/connection.hpp"
 #include "mysql/identifier_range.hpp"
 #include "rowpump/error.hpp"
@@ -12,7 +13,8 @@ namespace rowpump {
 namespace {
 
 std::pair<std::string, std::string> split_table_name(mysql::Connection& connection, const std::string& table) {
-    if (table.empty()) throw UsageError("no table given: pass --table NAME (or schema.name)");
+    if (table.empty())
+        throw config::OptionError({"no table given: pass ", config::OptionId::table, " NAME (or schema.name)"});
     if (auto dot = table.find('.'); dot != std::string::npos)
         return {table.substr(0, dot), table.substr(dot + 1)};
     auto result = connection.query("SELECT DATABASE()");
@@ -49,8 +51,8 @@ void mark_mariadb_json_columns(mysql::Connection& connection, TableInfo& info) {
 }
 
 [[noreturn]] void table_not_found(const TableInfo& info, const std::string& why) {
-    throw UsageError("table " + info.quoted_name() + " not found (" + why +
-                     "): check --table and the database in the URL");
+    throw config::OptionError({"table " + info.quoted_name() + " not found (" + why + "): check ",
+                               config::OptionId::table, " and the database in the URL"});
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
 #include "rowpump/error.hpp"
@@ -65,10 +66,12 @@ PagingKey requested_key(const TableInfo& table, const std::vector<std::string>& 
         std::string unique;
         for (const auto& candidate : table.indexes)
             if (candidate.unique) unique += (unique.empty() ? "" : "; ") + list(candidate.columns);
-        throw UsageError("key " + list(requested) + " of " + table.quoted_name() +
-                         " is not unique and the table has no primary key to break ties: pass --key with a unique "
-                         "column" + (unique.empty() ? std::string(" (the table has no unique index)")
-                                                    : " (unique indexes: " + unique + ")"));
+        throw config::OptionError({"key " + list(requested) + " of " + table.quoted_name() +
+                                       " is not unique and the table has no primary key to break ties: pass ",
+                                   config::OptionId::key,
+                                   " with a unique column" +
+                                       (unique.empty() ? std::string(" (the table has no unique index)")
+                                                       : " (unique indexes: " + unique + ")")});
     }
     return key;
 }
@@ -109,9 +112,9 @@ PagingKey choose_paging_key(const TableInfo& table, const std::vector<std::strin
             if (!best || index.columns.size() < best->columns.size()) best = &index;
         }
         if (!best)
-            throw UsageError("table " + table.quoted_name() +
-                             " has no primary key and no unique index on NOT NULL columns: pass --key with a unique "
-                             "column");
+            throw config::OptionError({"table " + table.quoted_name() +
+                                           " has no primary key and no unique index on NOT NULL columns: pass ",
+                                       config::OptionId::key, " with a unique column"});
         key = {best->columns, "unique index " + mysql::quote_identifier(best->name), false, {}};
     }
     check_orderable(table, key.columns);

@@ -1,5 +1,6 @@
 #include "throttle/replica_lag.hpp"
 
+#include "config/option_error.hpp"
 #include "throttle/heartbeat.hpp"
 
 namespace rowpump::throttle {
@@ -24,8 +25,9 @@ mysql::Connection connect(const MySqlOptions& options) {
     try {
         return mysql::Connection(probe_options(options));
     } catch (const Error& error) {
-        throw UsageError("--replica " + options.redacted() + ": cannot connect: " + error.what() +
-                         "; check the URL, or leave that replica out");
+        throw config::OptionError({config::OptionId::replica, " " + options.redacted() + ": cannot connect: " +
+                                                               error.what() +
+                                                               "; check the URL, or leave that replica out"});
     }
 }
 
@@ -37,13 +39,16 @@ ReplicaProbe::ReplicaProbe(const MySqlOptions& replica, std::string lag_query)
       connection_(connect(replica)),
       status_sql_(mysql::replica_status_sql(connection_.server_flavor())) {
     if (lag_query_.empty() && connection_.query(status_sql_.statement).size() == 0)
-        throw UsageError("--replica " + replica.redacted() + ": the server is not a replica (" + status_sql_.statement +
-                         " is empty); name a replica of the source, or give --lag-query");
+        throw config::OptionError({config::OptionId::replica, " " + replica.redacted() +
+                                                               ": the server is not a replica (" +
+                                                               status_sql_.statement +
+                                                               " is empty); name a replica of the source, or give ",
+                                   config::OptionId::lag_query});
     if (!lag_query_.empty()) {
         try {
             connection_.query(lag_query_);
         } catch (const DbError& error) {
-            throw UsageError("--lag-query fails on replica " + name_ + ": " + error.what());
+            throw config::OptionError({config::OptionId::lag_query, " fails on replica " + name_ + ": " + error.what()});
         }
     }
 }

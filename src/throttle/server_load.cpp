@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -83,17 +84,19 @@ std::optional<std::string> first_over(const std::vector<LoadLimit>& limits,
 
 // Each limit's variable is there and holds a number; else the UsageError that says which and what to give.
 void check_limits(const std::vector<LoadLimit>& limits, const std::map<std::string, std::string>& values,
-                  const char* flag) {
+                  config::OptionId option) {
     for (const auto& limit : limits) {
-        const std::string given = std::string(flag) + " " + limit.variable + "=" + number(limit.limit);
+        const std::string given = " " + limit.variable + "=" + number(limit.limit);
         const auto value = values.find(lower(limit.variable));
         if (value == values.end())
-            throw UsageError(given + ": the server has no global status variable '" + limit.variable +
-                             "'; see SHOW GLOBAL STATUS for the names, e.g. Threads_running");
+            throw config::OptionError({option, given + ": the server has no global status variable '" +
+                                                   limit.variable +
+                                                   "'; see SHOW GLOBAL STATUS for the names, e.g. Threads_running"});
         if (!status_number(value->second))
-            throw UsageError(given + ": the global status variable " + limit.variable + " holds '" + value->second +
-                             "', not a number, so it has no limit to be over; give a numeric one, e.g. "
-                             "Threads_running or Threads_connected");
+            throw config::OptionError({option, given + ": the global status variable " + limit.variable + " holds '" +
+                                                   value->second +
+                                                   "', not a number, so it has no limit to be over; give a numeric "
+                                                   "one, e.g. Threads_running or Threads_connected"});
     }
 }
 
@@ -115,8 +118,8 @@ LoadProbe::LoadProbe(const MySqlOptions& primary, std::vector<LoadLimit> max_loa
     mysql::Rows rows = connection_->query(sql_);
     std::map<std::string, std::string> known;
     while (rows.next()) known[lower(rows.text(1))] = rows.text(2);
-    check_limits(max_load_, known, "--max-load");
-    check_limits(critical_load_, known, "--critical-load");
+    check_limits(max_load_, known, config::OptionId::max_load);
+    check_limits(critical_load_, known, config::OptionId::critical_load);
 }
 
 void LoadProbe::read(LoadReading& max, LoadReading& critical) {

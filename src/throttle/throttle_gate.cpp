@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/option_error.hpp"
 #include "http/http_server.hpp"
 #include "log.hpp"
 #include "throttle/control_routes.hpp"
@@ -45,7 +46,8 @@ ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary
     : spec_(spec), now_(std::move(now)), rate_(rate, now_),
       max_lag_(std::chrono::duration<double>(spec.max_lag).count()) {
     if (!spec_.any()) return;
-    if (spec_.max_lag.count() <= 0) throw UsageError("--max-lag must be more than 0 seconds");
+    if (spec_.max_lag.count() <= 0)
+        throw config::OptionError({config::OptionId::max_lag, " must be more than 0 seconds"});
     if (!spec_.replicas.empty() && spec_.lag_query.empty())
         heartbeat_ = std::make_unique<throttle::HeartbeatWriter>(primary);
     for (MySqlOptions replica : spec_.replicas) {

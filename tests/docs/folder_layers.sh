@@ -14,8 +14,10 @@ cd "$root"
 # folders of src/backend/, each its own folder here: "backend" is their interface (the files directly in
 # src/backend/), the backends sit above it and beside each other (none includes another), and the registry,
 # which alone knows them all, above them.
+# config/ is the options' schema, which every layer's errors name options by.
 layers=(
   "."
+  "config"
   "mysql redis http metrics"
   "table encode route"
   "paging"

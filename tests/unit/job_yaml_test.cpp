@@ -179,7 +179,7 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
     }
     {
         TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nlimits:\n  rate: -5\n");
-        expect_error_at(job.path(), 7, 9, "limits.rate: expected a number of at least 0, got '-5'");
+        expect_error_at(job.path(), 7, 9, "limits.rate: expected 0 or a number from 1 to 1000000000, got '-5'");
     }
     {
         TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nworkers: 2.5\n");
@@ -215,10 +215,10 @@ TEST_F(JobYamlTest, BadNumbersAreConfigErrorsAtTheirField) {
          "partitions.count: expected a whole number from 1 to 1000000, got '99999999999999999999999'"},
         {head + sink + "partitions:\n  count: 0\n", 7, 10,
          "partitions.count: expected a whole number from 1 to 1000000, got '0'"},
-        {head + sink + "limits:\n  rate: nan\n", 7, 9, "limits.rate: expected a number of at least 0, got 'nan'"},
-        {head + sink + "limits:\n  rate: .inf\n", 7, 9, "limits.rate: expected a number of at least 0, got '.inf'"},
+        {head + sink + "limits:\n  rate: nan\n", 7, 9, "limits.rate: expected 0 or a number from 1 to 1000000000, got 'nan'"},
+        {head + sink + "limits:\n  rate: .inf\n", 7, 9, "limits.rate: expected 0 or a number from 1 to 1000000000, got '.inf'"},
         {head + sink + "limits:\n  high_water: -1\n", 7, 15,
-         "limits.high_water: expected a whole number of at least 1, got '-1'"},
+         "limits.high_water: expected a whole number, got '-1'"},
         {head + "sink:\n  uri: stdout\n  delay: nan\n", 6, 10,
          "sink.delay: expected a number from 0 to 315360000, got 'nan'"},
         {head + "sink:\n  uri: stdout\n  delay: 1e300\n", 6, 10,
@@ -330,7 +330,8 @@ TEST_F(JobYamlTest, FileSinkOverwritesOnlyWhenTold) {
     const TempJob redis(std::string(minimal_source) +
                         "sink:\n  uri: redis://127.0.0.1:6379/0\n  queue: q\n  overwrite: true\n");
     expect_error_at(redis.path(), 7, 14,
-                    "sink.overwrite: only a file:PATH sink replaces anything: remove overwrite, or write to a file");
+                    "sink.overwrite replaces an existing file:PATH sink, and redis://127.0.0.1:6379/0 is not one: "
+                    "remove sink.overwrite");
 }
 
 TEST_F(JobYamlTest, OneDocumentMayOpenWithItsSeparator) {

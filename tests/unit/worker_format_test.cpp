@@ -331,7 +331,12 @@ TEST(WorkerFormatTest, YamlJobRefusesAWorkerFormatWithoutItsClassAtItsLine) {
         FAIL() << "loaded a sidekiq job without a job class";
     } catch (const ConfigError& error) {
         EXPECT_EQ(error.line(), 6);
-        EXPECT_NE(std::string(error.what()).find("--job-class"), std::string::npos) << error.what();
+        // A job file names the key it takes, not the flag of backfill.
+        EXPECT_NE(std::string(error.what())
+                      .find("sink.format sidekiq needs the job class its workers run, e.g. Billing::InvoiceJob: give "
+                            "it with sink.job_class"),
+                  std::string::npos)
+            << error.what();
     }
     try {
         load_text(yaml_source + "sink:\n  uri: redis://127.0.0.1:6379/0\n  format: celery\n  task: t\n  push: rpush\n");

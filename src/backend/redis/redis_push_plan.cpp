@@ -4,12 +4,15 @@
 #include <set>
 
 #include "backend/redis/redis_queue_keys.hpp"
+#include "config/option_checks.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {
 
 namespace {
+
+using config::OptionId;
 
 // ~1000 arguments per command keeps each command's reply quick and the server's other clients served,
 // while a batch of 10k messages still needs only ten commands.
@@ -42,15 +45,16 @@ std::size_t write_seconds(char* out, std::int64_t ms) {
 // A key template given for lists that are not there would be a typo whose rows silently go elsewhere.
 void check_list_key_use(const SinkSpec& spec) {
     if (spec.priority_lists.empty() && spec.list_key != default_list_key)
-        throw UsageError("list key '" + spec.list_key + "' names priority lists, but no priority levels are given: "
-                         "add --priority-column and --priority, or drop --list-key (the ready list is --queue)");
+        throw config::OptionError({"list key '" + spec.list_key + "' names priority lists, but no priority levels are "
+                                   "given: add ", OptionId::priority_column, " and ", OptionId::priority, ", or drop ",
+                                   OptionId::list_key, " (the ready list is ", OptionId::queue, ")"});
 }
 
 void check_distinct(const std::vector<std::string>& ready_keys, const std::string& delayed_key) {
     for (const std::string& key : ready_keys)
         if (key == delayed_key)
-            throw UsageError("key " + key + " would be both a priority list and the delayed set: change --list-key or "
-                             "--delayed-key");
+            throw config::OptionError({"key " + key + " would be both a priority list and the delayed set: change ",
+                                       OptionId::list_key, " or ", OptionId::delayed_key});
 }
 
 // The score of a due time in the set's unit: "1700000000250" (ms) or "1700000000.25" (s).
@@ -73,7 +77,7 @@ void expect_type(Connection& connection, const std::string& key, std::string_vie
     const std::string type = connection.command({"TYPE", key}).text;
     if (type == expected || type == "none") return;
     const std::string noun = expected == "zset" ? "a sorted set (zset)" : expected == "set" ? "a set" : "a list";
-    throw UsageError("key " + key + " is a " + type + ", expected " + noun + ": choose another --queue");
+    throw config::OptionError({"key " + key + " is a " + type + ", expected " + noun + ": choose another ", OptionId::queue});
 }
 
 }  // namespace
@@ -88,14 +92,8 @@ PushPlan::PushPlan(const SinkSpec& spec)
     check_priority_lists(spec);
     if (layout_ != QueueLayout::rowpump) {
         const std::string format(layout_name(layout_));
-        if (!spec.priority_lists.empty())
-            throw UsageError("priority lists cannot be combined with --format " + format +
-                             ": its workers choose queues by name; run one backfill per queue (--queue, --where)");
-        const SinkSpec defaults;
-        if (spec.list_key != defaults.list_key || spec.delayed_key != defaults.delayed_key ||
-            spec.delay_score != defaults.delay_score || spec.delayed_members != defaults.delayed_members)
-            throw UsageError("--list-key, --delayed-key, --delay-score and --delayed-members name rowpump's own keys, "
-                             "and --format " + format + " writes " + format + "'s: drop them");
+        config::check_priority_fits_format(format, !spec.priority_lists.empty());
+        config::check_redis_names_fit_format(spec, format);
     }
     check_list_key_use(spec);
     if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(spec.queue));

@@ -1,0 +1,104 @@
+#include "config/option_checks.hpp"
+
+#include "rowpump/options.hpp"
+
+namespace rowpump::config {
+
+namespace {
+
+OptionMessage joined(OptionMessage first, const OptionMessage& rest) {
+    first.insert(first.end(), rest.begin(), rest.end());
+    return first;
+}
+
+// "--delay-score names" or "--list-key and --delay-score name".
+OptionMessage named_options_verb(const std::vector<OptionId>& options) {
+    return joined(listed(options), {options.size() == 1 ? " names" : " name"});
+}
+
+}  // namespace
+
+void check_push_applies(Format format, bool push_given) {
+    if (!push_given || queue_layout(format) == QueueLayout::rowpump) return;
+    throw OptionError({OptionId::push, " does not apply to ", OptionId::format, " " + format_name(format) +
+                       ": its client LPUSHes and its workers BRPOP, so rowpump does the same; remove ", OptionId::push});
+}
+
+std::vector<OptionId> redis_name_options_given(const SinkSpec& sink) {
+    const SinkSpec defaults;
+    std::vector<OptionId> given;
+    if (sink.list_key != defaults.list_key) given.push_back(OptionId::list_key);
+    if (sink.delayed_key != defaults.delayed_key) given.push_back(OptionId::delayed_key);
+    if (sink.delay_score != defaults.delay_score) given.push_back(OptionId::delay_score);
+    if (sink.delayed_members != defaults.delayed_members) given.push_back(OptionId::delayed_members);
+    return given;
+}
+
+void check_redis_names_apply(const SinkSpec& sink, bool redis_sink) {
+    const auto given = redis_name_options_given(sink);
+    if (redis_sink || given.empty()) return;
+    throw OptionError(joined(named_options_verb(given), {" Redis keys, and " + redact_url(sink.uri) +
+                                                         " has none: drop " + (given.size() == 1 ? "it" : "them") +
+                                                         ", or write to a redis:// sink"}));
+}
+
+void check_redis_names_apply(const std::vector<OptionId>& given, const std::string& uri, bool redis_queue) {
+    if (redis_queue || given.empty()) return;
+    throw OptionError(joined(named_options_verb(given), {" Redis keys, and " + redact_url(uri) +
+                                                         " is a MySQL queue table, which has none: drop " +
+                                                         (given.size() == 1 ? "it" : "them")}));
+}
+
+void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format) {
+    const auto given = redis_name_options_given(sink);
+    if (given.empty()) return;
+    throw OptionError(joined(named_options_verb(given),
+                             {" rowpump's own keys, and ", OptionId::format, " " + format + " writes " + format +
+                                                                                "'s: drop " +
+                                                                                (given.size() == 1 ? "it" : "them")}));
+}
+
+void check_priority_fits_format(const std::string& format, bool priority_routing) {
+    if (!priority_routing) return;
+    throw OptionError({"priority routing (", OptionId::priority_column, ", ", OptionId::priority,
+                       ") cannot be combined with ", OptionId::format, " " + format +
+                       ": its workers choose queues by name; run one backfill per queue (", OptionId::queue, ", ",
+                       OptionId::where, ")"});
+}
+
+void check_state_prefix_applies(const JobSpec& spec) {
+    if (!spec.job_id.empty() || spec.state_prefix == JobSpec{}.state_prefix) return;
+    throw OptionError({OptionId::state_prefix, " names the keys of a job's state, and there is no job: add ",
+                       OptionId::job_id, ", or drop ", OptionId::state_prefix});
+}
+
+void check_overwrite_applies(const SinkSpec& sink, bool file_sink) {
+    if (!sink.overwrite || file_sink) return;
+    throw OptionError({OptionId::overwrite, " replaces an existing file:PATH sink, and " + redact_url(sink.uri) +
+                                                " is not one: remove ",
+                       OptionId::overwrite});
+}
+
+void check_lag_query_applies(const ThrottleSpec& throttle) {
+    if (throttle.lag_query.empty() || !throttle.replicas.empty()) return;
+    throw OptionError({OptionId::lag_query, " runs on the replicas, and none is given: add ", OptionId::replica});
+}
+
+void check_job_options(const JobSpec& spec) {
+    const bool job = !spec.job_id.empty();
+    if (spec.resume && !job) throw OptionError({OptionId::resume, " needs the job id of the job to resume"});
+    if (spec.follow && job)
+        throw OptionError({OptionId::follow, " cannot be combined with ", OptionId::job_id,
+                           " yet: the passes over rows added during the run are not kept in the job store; run the "
+                           "job, then a second one over the new rows"});
+    if (spec.consistent_snapshot && job)
+        throw OptionError({OptionId::consistent_snapshot, " cannot be combined with ", OptionId::job_id,
+                           ": a job that is resumed, or shared by several processes, reads in more than one snapshot; "
+                           "choose one of the two"});
+    if (spec.consistent_snapshot && spec.follow)
+        throw OptionError({OptionId::consistent_snapshot, " cannot be combined with ", OptionId::follow,
+                           ": the snapshot holds no rows added during the run, which ", OptionId::follow,
+                           " is there to read; choose one of the two"});
+}
+
+}  // namespace rowpump::config

@@ -1,0 +1,42 @@
+#pragma once
+// The rules between options, written once for the command line, the job file and the library's own
+// check of a JobSpec. Each throws an OptionError naming the options by the schema. What a rule needs to
+// know of the sink (is it Redis, a file) comes in as a plain value: the sink's kind is the sink's business.
+#include <string>
+#include <vector>
+
+#include "config/option_error.hpp"
+#include "rowpump/encode.hpp"
+#include "rowpump/job.hpp"
+
+namespace rowpump::config {
+
+// --push given with a worker format, whose clients decide the push side themselves.
+void check_push_applies(Format format, bool push_given);
+
+// The options that name rowpump's own Redis keys (--list-key, --delayed-key, --delay-score,
+// --delayed-members) that differ from their defaults.
+std::vector<OptionId> redis_name_options_given(const SinkSpec& sink);
+// Those options with a sink that has no Redis keys (its URI is shown, redacted).
+void check_redis_names_apply(const SinkSpec& sink, bool redis_sink);
+// Those of `given` with a queue (`uri`, shown redacted) that is not in Redis: the queue commands' check.
+void check_redis_names_apply(const std::vector<OptionId>& given, const std::string& uri, bool redis_queue);
+// Those options with a worker format, which writes its framework's keys, not rowpump's.
+void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format);
+
+// Priority routing with a worker format (`format` names it), whose workers choose queues by name.
+void check_priority_fits_format(const std::string& format, bool priority_routing);
+
+// A state prefix names the keys of a job's state: not without a job id.
+void check_state_prefix_applies(const JobSpec& spec);
+
+// --overwrite replaces a file:PATH sink and nothing else.
+void check_overwrite_applies(const SinkSpec& sink, bool file_sink);
+
+// A lag query runs on the replicas: not without them.
+void check_lag_query_applies(const ThrottleSpec& throttle);
+
+// --resume, --follow, --consistent-snapshot and --job-id, which exclude or need each other.
+void check_job_options(const JobSpec& spec);
+
+}  // namespace rowpump::config
