@@ -181,6 +181,15 @@ TEST_F(BackfillCliTest, PriorityColumnThatIsNotNumericExits2AndWritesNothing) {
     const std::vector<std::string> routed{"--priority-column", "note", "--priority", "high:10,low"};
     expect_bad_input(run_cli(with(redis_args(table), routed)), "priority column 'note' is varchar(20)");
     expect_bad_input(run_cli(with(with(redis_args(table), routed), {"--dry-run"})), "priority column 'note'");
+    // A job file that routes by it: `explain` refuses it as `run --dry-run` does, instead of showing the plan
+    // of a job the run would refuse.
+    const std::string path = fresh_temp_path("text_priority_job") + ".yaml";
+    std::ofstream(path) << "source:\n  mysql: ${ROWPUMP_MYSQL_URL}\n  table: " << table << "\nsink:\n  uri: \""
+                        << redis_url_ << "\"\n  queue: \"" << queue_
+                        << "\"\n  priority:\n    column: note\n    levels: [{name: high, min: 10}, {name: low}]\n";
+    expect_bad_input(run_cli({"explain", path}), "priority column 'note' is varchar(20)");
+    expect_bad_input(run_cli({"run", path, "--dry-run"}), "priority column 'note' is varchar(20)");
+    std::remove(path.c_str());
     const auto numbers = numbered_table(20);
     expect_bad_input(run_cli(with(redis_args(numbers), {"--priority-column", "amount", "--priority", "high:nan,low"})),
                      "high:nan");
