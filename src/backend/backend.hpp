@@ -1,8 +1,8 @@
 #pragma once
 // A queue backend: where a sink's rows go and where a job's checkpoints live beside them. Each one is a
 // folder of src/backend/ (file/, redis/, mysql_queue/) with one Backend, and the registry
-// (backend/registry.cpp) is the only place that maps a sink to its backend: by its typed target
-// (SinkSpec::redis(), SinkSpec::mysql()) or by its URI's scheme (backend/registry/registry.hpp). Everything
+// (backend/registry/) is the only place that maps a sink to its backend: by its typed target
+// (SinkSpec::redis(), SinkSpec::mysql()) or by its URI's scheme. Everything
 // else asks the backend, never which kind of sink it is. A new backend is a new folder and one line of the
 // registry.
 #include <memory>
@@ -33,7 +33,7 @@ public:
     // What it is, in an error that says an option does not apply: "a MySQL queue table".
     virtual std::string_view what() const = 0;
     virtual BackendTraits traits() const = 0;
-    // What the queue name means there ("the MySQL queue table (created when missing)"); empty: none.
+    // What the queue name means there ("the MySQL queue table, created when missing"); empty: none.
     virtual std::string_view queue_meaning() const { return {}; }
     // Reads the target in full, connecting to nothing. Throws UsageError for a malformed one.
     virtual void parse_target(const SinkSpec& spec) const = 0;

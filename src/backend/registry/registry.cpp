@@ -1,6 +1,7 @@
 // The registry of queue backends, keyed by URI scheme: the one place that knows which backends exist.
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "backend/registry/registry.hpp"
 
