@@ -398,8 +398,19 @@ status() {
   (( running == 2 )) || return 3
 }
 
+# A server keeps every descriptor it inherits for as long as it runs. Started under `flock LOCK`, or from a
+# test that reads our output until EOF, it would hold that lock or pipe forever: close all above stderr.
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$$/fd/*; do
+    fd="${fd##*/}"
+    if (( fd > 2 )); then exec {fd}>&- 2>/dev/null || true; fi
+  done
+}
+
 case "${1:-}" in
   start)
+    close_inherited_fds
     start_mariadb
     start_replica
     start_redis
@@ -412,7 +423,7 @@ case "${1:-}" in
     stop_server Redis redis_pid "$redis_log"
     stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
     ;;
-  start-tls) start_tls_mariadb ;;
+  start-tls) close_inherited_fds; start_tls_mariadb ;;
   status) status ;;
   env) print_env ;;
   *)
