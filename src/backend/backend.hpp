@@ -25,16 +25,28 @@ struct BackendTraits {
     bool keeps_jobs = false;      // a job id's checkpoints can be kept beside the queue
 };
 
+// What a backend says of itself, fixed for all its sinks: data each backend gives its base, not behaviour.
+struct BackendDescription {
+    // How its targets are written, for the line that lists what is accepted: "redis://[user:pass@]host:port/db".
+    std::string_view form;
+    // What it is, in an error that says an option does not apply: "a MySQL queue table".
+    std::string_view what;
+    BackendTraits traits;
+    // What the queue name means there ("the MySQL queue table, created when missing"); empty: none.
+    std::string_view queue_meaning = {};
+};
+
 class Backend {
 public:
+    explicit Backend(const BackendDescription& description) : description_(description) {}
     virtual ~Backend() = default;
-    // How its targets are written, for the line that lists what is accepted: "redis://[user:pass@]host:port/db".
-    virtual std::string_view form() const = 0;
-    // What it is, in an error that says an option does not apply: "a MySQL queue table".
-    virtual std::string_view what() const = 0;
-    virtual BackendTraits traits() const = 0;
-    // What the queue name means there ("the MySQL queue table, created when missing"); empty: none.
-    virtual std::string_view queue_meaning() const { return {}; }
+    Backend(const Backend&) = delete;
+    Backend& operator=(const Backend&) = delete;
+
+    std::string_view form() const { return description_.form; }
+    std::string_view what() const { return description_.what; }
+    BackendTraits traits() const { return description_.traits; }
+    std::string_view queue_meaning() const { return description_.queue_meaning; }
     // Reads the target in full, connecting to nothing. Throws UsageError for a malformed one.
     virtual void parse_target(const SinkSpec& spec) const = 0;
     // Checks the spec (queue name, reachability, the queue's shape) and opens a sink: make_sink().
@@ -46,6 +58,16 @@ public:
     virtual void check_sink(const SinkSpec& spec) const { make_sink(spec); }
     // The job store beside the queue. Only called when traits().keeps_jobs.
     virtual std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const;
+
+private:
+    BackendDescription description_;
 };
+
+// The one instance of backend B, which the registry hands out by reference (and tests compare by address).
+template <class B>
+const Backend& the_backend() {
+    static const B backend;
+    return backend;
+}
 
 }  // namespace rowpump

@@ -9,10 +9,11 @@ namespace {
 
 class MySqlQueueBackend final : public Backend {
 public:
-    std::string_view form() const override { return "mysql://user:pass@host:port/db"; }
-    std::string_view what() const override { return "a MySQL queue table"; }
-    BackendTraits traits() const override { return {.takes_queue = true, .keeps_jobs = true}; }
-    std::string_view queue_meaning() const override { return "the MySQL queue table, created when missing"; }
+    MySqlQueueBackend()
+        : Backend({.form = "mysql://user:pass@host:port/db",
+                   .what = "a MySQL queue table",
+                   .traits = {.takes_queue = true, .keeps_jobs = true},
+                   .queue_meaning = "the MySQL queue table, created when missing"}) {}
 
     void parse_target(const SinkSpec& spec) const override { sink_mysql_options(spec); }
 
@@ -27,9 +28,6 @@ public:
 
 }  // namespace
 
-const Backend& mysql_queue_backend() {
-    static const MySqlQueueBackend backend;
-    return backend;
-}
+const Backend& mysql_queue_backend() { return the_backend<MySqlQueueBackend>(); }
 
 }  // namespace rowpump

@@ -12,12 +12,11 @@ namespace {
 
 class RedisBackend final : public Backend {
 public:
-    std::string_view form() const override { return "redis://[user:pass@]host:port/db"; }
-    std::string_view what() const override { return "a Redis server"; }
-    BackendTraits traits() const override {
-        return {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true};
-    }
-    std::string_view queue_meaning() const override { return "the Redis list name, also the prefix of its other keys"; }
+    RedisBackend()
+        : Backend({.form = "redis://[user:pass@]host:port/db",
+                   .what = "a Redis server",
+                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .queue_meaning = "the Redis list name, also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { sink_redis_options(spec); }
 
@@ -38,9 +37,6 @@ public:
 
 }  // namespace
 
-const Backend& redis_backend() {
-    static const RedisBackend backend;
-    return backend;
-}
+const Backend& redis_backend() { return the_backend<RedisBackend>(); }
 
 }  // namespace rowpump
