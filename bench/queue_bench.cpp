@@ -210,6 +210,15 @@ double drain(std::size_t consumers, bool processes, Open open, Drain drain_one) 
     return processes ? drain_in_processes(consumers, open, drain_one) : drain_in_threads(consumers, open, drain_one);
 }
 
+// Writes `tasks` tasks into `queue` through the producer's own sink, at the server ROWPUMP_MYSQL_URL or
+// ROWPUMP_REDIS_URL (`url_variable`) names.
+void fill_queue(const char* url_variable, const std::string& queue, int tasks) {
+    SinkSpec spec;
+    spec.uri = std::getenv(url_variable);
+    spec.queue = queue;
+    make_sink(spec)->write(messages(tasks));
+}
+
 // A consumer's whole work here, either backend: claim a batch and ack it until the queue is empty; acks
 // that found their claim gone are counted in stale_acks().
 template <class Queue>
@@ -239,10 +248,7 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
               bool processes) {
     mysql::Connection admin(options);
     admin.execute_text("TRUNCATE TABLE " + mysql::quote_identifier(bench_table));
-    SinkSpec spec;
-    spec.uri = std::getenv("ROWPUMP_MYSQL_URL");
-    spec.queue = bench_table;
-    make_sink(spec)->write(messages(tasks));
+    fill_queue("ROWPUMP_MYSQL_URL", bench_table, tasks);
 
     MySqlQueueOptions queue_options;
     queue_options.table = bench_table;
@@ -264,10 +270,7 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
 Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consumers, int tasks, bool processes) {
     redis::Connection admin(options);
     admin.command({"DEL", bench_queue});
-    SinkSpec spec;
-    spec.uri = std::getenv("ROWPUMP_REDIS_URL");
-    spec.queue = bench_queue;
-    make_sink(spec)->write(messages(tasks));
+    fill_queue("ROWPUMP_REDIS_URL", bench_queue, tasks);
 
     RedisQueueOptions queue_options;
     queue_options.queue = bench_queue;
