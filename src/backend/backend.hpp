@@ -1,15 +1,22 @@
 #pragma once
-// A queue backend: where a sink's rows go and where a job's checkpoints live beside them. Each one is a
+// A queue backend: where a sink's rows go, where a job's checkpoints live beside them, and how consumers
+// take the rows back out. Each one is a
 // folder of src/backend/ (file/, redis/, mysql_queue/) with one Backend, and the registry
 // (backend/registry/) is the only place that maps a sink to its backend: by its typed target
 // (SinkSpec::redis(), SinkSpec::mysql()) or by its URI's scheme. Everything
 // else asks the backend, never which kind of sink it is. A new backend is a new folder and one line of the
 // registry.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checkpoint/job_store.hpp"
+#include "queue/queue_admin.hpp"
+#include "queue/queue_consumer.hpp"
+#include "queue/queue_maintainer.hpp"
+#include "rowpump/consumer.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump {
@@ -23,6 +30,7 @@ struct BackendTraits {
                                   // or a stream or file to look at them)
     bool replaces_files = false;  // --overwrite has something to replace
     bool keeps_jobs = false;      // a job id's checkpoints can be kept beside the queue
+    bool claims_expire = false;   // its consumers' claims are taken back after ConsumerOptions::claim_timeout
 };
 
 // What a backend says of itself, fixed for all its sinks: data each backend gives its base, not behaviour.
@@ -58,6 +66,20 @@ public:
     virtual void check_sink(const SinkSpec& spec) const { make_sink(spec); }
     // The job store beside the queue. Only called when traits().keeps_jobs.
     virtual std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const;
+
+    // The consumer side: only called when traits().takes_queue (the defaults throw UsageError).
+    // `source` with its connection typed: the URL read (a password from the environment when it has none),
+    // connecting to nothing. Throws UsageError for a malformed URL or options of another backend.
+    virtual QueueSource parse_source(const QueueSource& source) const;
+    // Refuses what this backend cannot consume with (UsageError), before anything connects.
+    virtual void check_consumers(const ConsumerOptions&) const {}
+    // Worker `worker`'s consumer, on its own connection; options.source is typed (parse_source).
+    virtual std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const;
+    // The maintenance of a run whose workers are `consumers` (their QueueConsumer::name()).
+    virtual std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                             std::vector<std::string> consumers) const;
+    // The queue commands' one-step maintenance; connects at each call.
+    virtual std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const;
 
 private:
     BackendDescription description_;

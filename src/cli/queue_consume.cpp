@@ -86,8 +86,8 @@ void write_last_lines(const QueueOptions& options, const ConsumerReport& report)
 
 int run_queue_consume(const QueueOptions& options) {
     if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
-    const QueueSource source = parse_queue_source(options);
-    ConsumerOptions consumer = consumer_options(source, options);
+    ConsumerOptions consumer = consumer_options(options);
+    check_claim_timeout(consumer);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
     ::signal(SIGPIPE, SIG_IGN);
     consumer.stop = &install_stop_signals(consumer_stop_message, consumer_second_stop_message);

@@ -1,5 +1,6 @@
 #include "backend/redis/redis_backend.hpp"
 
+#include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_writers.hpp"
@@ -32,6 +33,22 @@ public:
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
         return open_redis_job_store(spec, definition);
+    }
+
+    QueueSource parse_source(const QueueSource& source) const override {
+        QueueSource typed = source;
+        typed.connection = source_redis_options(source);
+        return typed;
+    }
+    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
+        return open_redis_consumer(options, worker);
+    }
+    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                     std::vector<std::string> consumers) const override {
+        return open_redis_maintainer(options, std::move(consumers));
+    }
+    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
+        return open_redis_admin(options);
     }
 };
 
