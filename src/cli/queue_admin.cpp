@@ -13,6 +13,8 @@
 
 namespace rowpump::cli {
 
+using config::OptionId;
+
 namespace {
 
 // Counting rows walks the index: at this many a count takes seconds, and "10000000+" says enough.
@@ -160,7 +162,7 @@ int run_queue_stats(const QueueOptions& options) {
         stats = MySqlQueue(*source.mysql, mysql_queue_options(options)).stats(options.exact ? 0 : stats_count_limit);
     } else {
         stats = RedisQueue(*source.redis, redis_queue_options(options))
-                    .stats(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
+                    .stats(flag_milliseconds(options.heartbeat_timeout_seconds, OptionId::stats_heartbeat_timeout));
     }
     const std::string format = options.json ? "json" : options.stats_format;
     const std::string text = format == "json"         ? stats_json(options, source, stats) + "\n"
@@ -174,12 +176,10 @@ int run_queue_reap(const QueueOptions& options) {
     const QueueSource source = parse_queue_source(options);
     ReapResult result;
     if (source.mysql) {
-        const auto timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-        if (timeout.count() == 0) throw UsageError("--claim-timeout must be more than 0 s");
-        result = MySqlQueue(*source.mysql, mysql_queue_options(options)).reap(timeout);
+        result = MySqlQueue(*source.mysql, mysql_queue_options(options)).reap(claim_timeout(options));
     } else {
         result = RedisQueue(*source.redis, redis_queue_options(options))
-                     .reap(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
+                     .reap(flag_milliseconds(options.heartbeat_timeout_seconds, OptionId::heartbeat_timeout));
     }
     print_line("released " + std::to_string(result.released) + ", dead " + std::to_string(result.dead));
     return 0;
@@ -197,7 +197,7 @@ int run_queue_promote(const QueueOptions& options) {
 int run_queue_purge(const QueueOptions& options) {
     const QueueSource source = parse_queue_source(options);
     if (source.redis) not_for_redis("purge", "Redis forgets a task when it is acknowledged");
-    const auto older_than = flag_milliseconds(options.older_than_seconds, "--older-than");
+    const auto older_than = flag_milliseconds(options.older_than_seconds, OptionId::older_than);
     const auto deleted = MySqlQueue(*source.mysql, mysql_queue_options(options))
                              .purge(std::chrono::duration_cast<std::chrono::seconds>(older_than), options.purge_batch);
     print_line("deleted " + std::to_string(deleted));

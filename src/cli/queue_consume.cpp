@@ -14,6 +14,7 @@
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
+#include "config/option_error.hpp"
 #include "http/http_server.hpp"
 #include "log.hpp"
 #include "metrics/consumer_metrics.hpp"
@@ -85,7 +86,9 @@ void write_last_lines(const QueueOptions& options, const ConsumerReport& report)
 }  // namespace
 
 int run_queue_consume(const QueueOptions& options) {
-    if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
+    if (options.exec.empty())
+        throw config::OptionError(
+            {"queue consume needs ", config::OptionId::exec, " CMD: the command to run for each task"});
     const QueueSource source = parse_queue_source(options);
     ConsumerOptions consumer = consumer_options(source, options);
     // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).

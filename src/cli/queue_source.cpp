@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "config/option_checks.hpp"
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 #include "backend/registry/registry.hpp"
 
@@ -12,15 +13,24 @@ namespace rowpump::cli {
 using config::OptionId;
 using std::chrono::milliseconds;
 
-milliseconds flag_milliseconds(double seconds, const char* flag) {
+milliseconds flag_milliseconds(double seconds, OptionId flag) {
     if (!(seconds >= 0) || !std::isfinite(seconds))
-        throw UsageError(std::string(flag) + " must be a number of seconds >= 0");
+        throw config::OptionError({flag, " must be a number of seconds >= 0"});
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
+}
+
+milliseconds claim_timeout(const QueueOptions& options) {
+    const auto timeout = flag_milliseconds(options.claim_timeout_seconds, OptionId::claim_timeout);
+    if (timeout.count() == 0)
+        throw config::OptionError(
+            {OptionId::claim_timeout, " must be more than 0 s: every claim would be taken back at once"});
+    return timeout;
 }
 
 QueueSource parse_queue_source(const QueueOptions& options) {
     if (options.source.empty())
-        throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
+        throw config::OptionError({"no queue source: pass ", OptionId::queue_source, " mysql://... or redis://... (or set " +
+                                   config::option(OptionId::queue_source).env + ")"});
     QueueSource source;
     if (!backend_for_uri(options.source, TargetRole::queue_source).traits().redis_keys) {
         source.mysql = MySqlOptions::from_url(options.source);
@@ -31,7 +41,7 @@ QueueSource parse_queue_source(const QueueOptions& options) {
         options.timeouts.apply(*source.redis);
         source.redacted = source.redis->redacted();
     }
-    if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
+    if (options.queue.empty()) throw config::OptionError({"no queue given: pass ", OptionId::queue_name, " NAME"});
     const QueueOptions defaults;
     std::vector<OptionId> redis_names;
     if (options.list_key != defaults.list_key) redis_names.push_back(OptionId::list_key);
@@ -43,18 +53,18 @@ QueueSource parse_queue_source(const QueueOptions& options) {
 
 RetryPolicy retry_policy(const QueueOptions& options) {
     RetryPolicy policy;
-    policy.max_attempts = options.max_attempts;
-    policy.backoff_base = flag_milliseconds(options.backoff_seconds, "--backoff");
-    policy.backoff_cap = flag_milliseconds(options.backoff_cap_seconds, "--backoff-cap");
+    policy.max_attempts = static_cast<int>(options.max_attempts);
+    policy.backoff_base = flag_milliseconds(options.backoff_seconds, OptionId::backoff);
+    policy.backoff_cap = flag_milliseconds(options.backoff_cap_seconds, OptionId::backoff_cap);
     return policy;
 }
 
 MySqlQueueOptions mysql_queue_options(const QueueOptions& options) {
     MySqlQueueOptions queue;
     queue.table = options.queue;
-    queue.claim_mode = options.claim_mode == "update-then-select" ? ClaimMode::update_then_select : ClaimMode::skip_locked;
+    queue.claim_mode = options.claim_mode;
     queue.retry = retry_policy(options);
-    queue.max_crashes = options.max_crashes;
+    queue.max_crashes = static_cast<int>(options.max_crashes);
     return queue;
 }
 
@@ -67,7 +77,7 @@ RedisQueueOptions redis_queue_options(const QueueOptions& options) {
     queue.delayed_key = options.delayed_key;
     queue.delay_score = options.delay_score;
     queue.retry = retry_policy(options);
-    queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
+    queue.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
     return queue;
 }
 
@@ -79,16 +89,14 @@ ConsumerOptions consumer_options(const QueueSource& source, const QueueOptions& 
     if (source.mysql) {
         consumer.mysql = source.mysql;
         consumer.mysql_queue = mysql_queue_options(options);
-        consumer.claim_timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-        if (consumer.claim_timeout.count() == 0)
-            throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
+        consumer.claim_timeout = claim_timeout(options);
     } else {
         consumer.redis = source.redis;
         consumer.redis_queue = redis_queue_options(options);
         consumer.redis_queue.consumer = options.consumer;  // the library adds :<n> per worker
-        consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
+        consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, OptionId::heartbeat_timeout);
     }
-    consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, "--reap-interval");
+    consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, OptionId::reap_interval);
     return consumer;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/queue_command.hpp"
+#include "config/option_schema.hpp"
 #include "rowpump/consumer.hpp"
 #include "rowpump/options.hpp"
 #include "rowpump/queue.hpp"
@@ -24,8 +25,10 @@ RetryPolicy retry_policy(const QueueOptions& options);
 MySqlQueueOptions mysql_queue_options(const QueueOptions& options);
 RedisQueueOptions redis_queue_options(const QueueOptions& options);
 
-// Seconds from a flag as milliseconds; throws UsageError when negative.
-std::chrono::milliseconds flag_milliseconds(double seconds, const char* flag);
+// Seconds from a flag as milliseconds; throws an OptionError naming `flag` when negative.
+std::chrono::milliseconds flag_milliseconds(double seconds, config::OptionId flag);
+// --claim-timeout as milliseconds, more than 0 (else an OptionError).
+std::chrono::milliseconds claim_timeout(const QueueOptions& options);
 
 // The options of the library's consumers (rowpump/consumer.hpp) for the source, set up from the flags:
 // everything but the stop flag and the callbacks. Throws UsageError for a flag out of range.
