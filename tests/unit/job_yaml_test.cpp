@@ -426,7 +426,9 @@ TEST_F(JobYamlTest, BadOverridesNameTheOverride) {
     const std::string path = sample("minimal_job.yaml");
     expect_error_at(path, 0, 0, "--set source.page_size=abc: expected a whole number from 1 to 1000000, got 'abc'",
                     {"source.page_size=abc"});
-    expect_error_at(path, 0, 0, "--set source.colums=id: unknown key 'colums' in source, did you mean 'columns'?",
+    expect_error_at(path, 0, 0,
+                    "--set source.colums=id: 'source.colums' is not an option of a job file; did you mean "
+                    "'source.columns'?",
                     {"source.colums=id"});
     expect_error_at(path, 0, 0, "--set workers: expected --set path=value, e.g. --set source.page_size=500",
                     {"workers"});
