@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "checkpoint/job_store.hpp"
+#include "rowpump/queue.hpp"
 #include "rowpump/sink.hpp"
 
 namespace rowpump {
@@ -46,6 +47,9 @@ public:
     virtual void check_sink(const SinkSpec& spec) const { make_sink(spec); }
     // The job store beside the queue. Only called when traits().keeps_jobs.
     virtual std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const;
+    // The Redis server a queue's consumers talk to (a cluster: the owner of the queue's slot). Only called
+    // when traits().redis_keys. Throws UsageError for a malformed URI or keys that cannot be served.
+    virtual RedisOptions redis_server(const std::string& uri, const RedisQueueOptions& queue) const;
 };
 
 }  // namespace rowpump

@@ -22,12 +22,14 @@ QueueSource parse_queue_source(const QueueOptions& options) {
     if (options.source.empty())
         throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
     QueueSource source;
-    if (!backend_for_uri(options.source, TargetRole::queue_source).traits().redis_keys) {
+    const Backend& backend = backend_for_uri(options.source, TargetRole::queue_source);
+    if (!backend.traits().redis_keys) {
         source.mysql = MySqlOptions::from_url(options.source);
         options.timeouts.apply(*source.mysql);
         source.redacted = source.mysql->redacted();
     } else {
-        source.redis = RedisOptions::from_url(options.source);
+        if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
+        source.redis = backend.redis_server(options.source, redis_queue_options(options));
         options.timeouts.apply(*source.redis);
         source.redacted = source.redis->redacted();
     }

@@ -10,6 +10,7 @@
 #include "backend/mysql_queue/mysql_queue_backend.hpp"
 #include "backend/redis/redis_backend.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis_cluster/redis_cluster_backend.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -23,10 +24,11 @@ struct Scheme {
 };
 
 // One line a scheme, in the order the accepted forms are listed.
-const std::array<Scheme, 5> schemes{{
+const std::array<Scheme, 6> schemes{{
     {"stdout", stdout_backend, true},
     {"file:", file_backend, true},
     {"redis://", redis_backend, true},
+    {"redis-cluster://", redis_cluster_backend, true},
     {"mysql://", mysql_queue_backend, true},
     {"mariadb://", mysql_queue_backend, false},
 }};
@@ -72,6 +74,10 @@ const Backend& backend_for(const SinkSpec& spec) {
 std::unique_ptr<JobStore> Backend::open_job_store(const SinkSpec&, const JobDefinition&) const {
     throw UsageError("a job id needs a redis:// or mysql:// sink: the job's checkpoints are stored beside the "
                      "queue, in the same atomic step as the rows");
+}
+
+RedisOptions Backend::redis_server(const std::string& uri, const RedisQueueOptions&) const {
+    return RedisOptions::from_url(uri);
 }
 
 namespace {
