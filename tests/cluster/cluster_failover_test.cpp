@@ -33,6 +33,8 @@ TEST_F(ClusterFailoverTest, FailoverMidRunKeepsExactlyOnceWithAJobId) {
 
     const auto ended = backfill.wait_for(std::chrono::seconds(60));
     ASSERT_EQ(ended, 0) << backfill.describe();
+    EXPECT_NE(backfill.err().find("moved to redis://" + replica.host + ":" + std::to_string(replica.port)), std::string::npos)
+        << "the run did not follow the slot to the new master\n" << backfill.describe();
     // A range whose lease was held under the old master's client id may be left for a resume.
     const CliRun resumed = run_rowpump(backfill_args(job));
     ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();

@@ -29,13 +29,14 @@ std::unique_ptr<JobStore> open_on_owner(redis::ClusterClient& client, std::uint1
 // Calls `action` within the cluster's retry budget; a redirection reopens what it ran on (`reopen`) on
 // the slot's owner and tries again.
 template <class Action, class Reopen>
-auto following(redis::ClusterClient& client, Action&& action, Reopen&& reopen) -> decltype(action()) {
+auto following(redis::ClusterClient& client, std::uint16_t slot, Action&& action, Reopen&& reopen) -> decltype(action()) {
     return client.retrying([&] {
         try {
             return action();
         } catch (const QueueError& error) {
             if (!client.follow(error)) throw;
         }
+        log().warn("slot {} moved to {}: the job store opens again there", slot, client.owner_options(slot).redacted());
         reopen();
         return action();
     });
@@ -77,7 +78,7 @@ public:
 private:
     template <class Action>
     auto run(Action&& action) -> decltype(action()) {
-        return following(client_, action, [this] { reopen(); });
+        return following(client_, slot_, action, [this] { reopen(); });
     }
 
     void reopen() {
@@ -114,7 +115,7 @@ public:
 private:
     template <class Action>
     auto run(Action&& action) -> decltype(action()) {
-        return following(client_, action, [this] { store_ = open_on_owner(client_, slot_, spec_, definition_); });
+        return following(client_, slot_, action, [this] { store_ = open_on_owner(client_, slot_, spec_, definition_); });
     }
 
     SinkSpec spec_;
