@@ -423,7 +423,7 @@ TEST_F(JobYamlTest, BadSinkUri) {
     TempJob job(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n");
     expect_error_at(job.path(), 5, 8,
                     "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
-                    "redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+                    "redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db");
 }
 
 TEST_F(JobYamlTest, PasswordsNeverAppearInErrors) {
