@@ -8,7 +8,6 @@
 // over) and tries again within the retry budget.
 #include <cstdint>
 #include <initializer_list>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
