@@ -77,23 +77,80 @@ void count(ConsumerRun& run, TaskOutcome outcome) {
     }
 }
 
-void process(QueueConsumer& consumer, const Task& task, ConsumerRun& run) {
-    consumer.heartbeat();
+TaskContext context_of(QueueConsumer& consumer, const Task& task, const ConsumerRun& run) {
     TaskContext context;
     context.queue = run.queue;
     context.id = task.id;
     context.attempt = task.deliveries;
     context.payload = task.payload;
     context.heartbeat = [&consumer] { consumer.heartbeat(); };
-    const TaskResult result = handle(run.handler, context);
-    TaskOutcome outcome = TaskOutcome::stale;
-    try {
-        outcome = record(consumer, task, result, run);
-    } catch (const StaleClaim& error) {
-        log().warn("{}: {}", consumer.describe(task), error.what());
-    }
+    return context;
+}
+
+void conclude(const TaskContext& context, TaskOutcome outcome, ConsumerRun& run) {
     count(run, outcome);
     if (run.options.on_outcome) run.options.on_outcome(context, outcome);
+}
+
+// Records one result; a claim taken away meanwhile is stale, and only logged.
+TaskOutcome record_or_stale(QueueConsumer& consumer, const Task& task, const TaskResult& result, ConsumerRun& run) {
+    try {
+        return record(consumer, task, result, run);
+    } catch (const StaleClaim& error) {
+        log().warn("{}: {}", consumer.describe(task), error.what());
+        return TaskOutcome::stale;
+    }
+}
+
+void process(QueueConsumer& consumer, const Task& task, ConsumerRun& run) {
+    consumer.heartbeat();
+    const TaskContext context = context_of(consumer, task, run);
+    const TaskResult result = handle(*run.handler, context);
+    conclude(context, record_or_stale(consumer, task, result, run), run);
+}
+
+std::vector<TaskResult> handle_batch(const BatchHandler& handler, const std::vector<TaskContext>& contexts) {
+    const auto all = [&](const TaskResult& result) { return std::vector<TaskResult>(contexts.size(), result); };
+    std::vector<TaskResult> results;
+    try {
+        results = handler(contexts);
+    } catch (const ConsumerHalt&) {
+        throw;
+    } catch (const std::exception& error) {
+        return all(TaskResult::fail(error.what()));
+    } catch (...) {
+        return all(TaskResult::fail("its handler threw something that is not a std::exception"));
+    }
+    if (results.size() != contexts.size())
+        return all(TaskResult::fail("its batch handler gave " + std::to_string(results.size()) + " results for " +
+                                    std::to_string(contexts.size()) + " tasks"));
+    return results;
+}
+
+// The whole claim to one call of the batch handler; the acknowledgements then go in one round trip.
+void process_batch(QueueConsumer& consumer, const std::vector<Task>& tasks, ConsumerRun& run) {
+    consumer.heartbeat();
+    std::vector<TaskContext> contexts;
+    contexts.reserve(tasks.size());
+    for (const Task& task : tasks) contexts.push_back(context_of(consumer, task, run));
+    const std::vector<TaskResult> results = handle_batch(*run.batch_handler, contexts);
+    std::vector<Task> done;
+    std::vector<std::size_t> done_at;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (results[i].kind != TaskResult::Kind::ok) continue;
+        done.push_back(tasks[i]);
+        done_at.push_back(i);
+    }
+    std::vector<TaskOutcome> outcomes(tasks.size(), TaskOutcome::done);
+    if (!done.empty())
+        for (std::size_t stale : consumer.ack(done)) {
+            outcomes[done_at[stale]] = TaskOutcome::stale;
+            log().warn("{}: its claim was taken away before it was acknowledged", consumer.describe(done[stale]));
+        }
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (results[i].kind != TaskResult::Kind::ok) outcomes[i] = record_or_stale(consumer, tasks[i], results[i], run);
+        conclude(contexts[i], outcomes[i], run);
+    }
 }
 
 // until_empty found nothing to take: whether to look again. Waits (a stop cuts it short) while tasks are
@@ -145,6 +202,10 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
                 if (wait_for_backlog(consumer, run)) continue;
                 ++run.drained_workers;
                 return;
+            }
+            if (run.batch_handler != nullptr && !tasks.empty()) {
+                process_batch(consumer, tasks, run);
+                next = tasks.size();
             }
             for (; next < tasks.size() && !run.stopping(); ++next) process(consumer, tasks[next], run);
             if (next < tasks.size()) {

@@ -91,11 +91,8 @@ void sign_off(const std::vector<std::unique_ptr<QueueConsumer>>& consumers) {
     }
 }
 
-}  // namespace
-
-ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler) {
+ConsumerReport run_all(const ConsumerOptions& options, const TaskHandler* handler, const BatchHandler* batch_handler) {
     check(options);
-    if (!handler) throw UsageError("run_consumers needs a handler");
     // A stop also ends a wait on a Redis server that stopped answering, within about a second.
     std::optional<RedisOptions> redis_options = options.redis;
     if (redis_options && redis_options->stop == nullptr) redis_options->stop = options.stop;
@@ -106,7 +103,7 @@ ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& 
                on_mysql ? options.mysql->redacted() : redis_options->redacted(), options.workers, options.batch,
                options.until_empty ? ", until it is empty" : "");
 
-    consume::ConsumerRun run(options, handler, queue,
+    consume::ConsumerRun run(options, handler, batch_handler, queue,
                              on_mysql ? options.mysql_queue.retry : options.redis_queue.retry);
     std::atomic<std::size_t> next_slot{0};
     std::atomic<std::size_t> workers_running{options.workers};
@@ -132,6 +129,18 @@ ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& 
     if (options.on_finished) options.on_finished(report);
     if (failure) std::rethrow_exception(failure);
     return report;
+}
+
+}  // namespace
+
+ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler) {
+    if (!handler) throw UsageError("run_consumers needs a handler");
+    return run_all(options, &handler, nullptr);
+}
+
+ConsumerReport run_batch_consumers(const ConsumerOptions& options, const BatchHandler& handler) {
+    if (!handler) throw UsageError("run_batch_consumers needs a handler");
+    return run_all(options, nullptr, &handler);
 }
 
 }  // namespace rowpump
