@@ -15,18 +15,16 @@
 namespace rowpump::consume {
 
 struct ConsumerRun {
-    // Exactly one of the handlers is set.
-    ConsumerRun(const ConsumerOptions& run_options, const TaskHandler* task_handler, const BatchHandler* run_batch_handler,
-                std::string queue_name, RetryPolicy queue_retry)
-        : options(run_options),
-          handler(task_handler),
-          batch_handler(run_batch_handler),
-          queue(std::move(queue_name)),
-          retry(queue_retry) {}
+    ConsumerRun(const ConsumerOptions& run_options, const TaskHandler& task_handler, std::string queue_name,
+                RetryPolicy queue_retry)
+        : options(run_options), handler(&task_handler), queue(std::move(queue_name)), retry(queue_retry) {}
+    ConsumerRun(const ConsumerOptions& run_options, const BatchHandler& run_batch_handler, std::string queue_name,
+                RetryPolicy queue_retry)
+        : options(run_options), batch_handler(&run_batch_handler), queue(std::move(queue_name)), retry(queue_retry) {}
 
     const ConsumerOptions& options;
-    const TaskHandler* handler;
-    const BatchHandler* batch_handler;
+    const TaskHandler* handler = nullptr;  // exactly one of the two is set
+    const BatchHandler* batch_handler = nullptr;
     const std::string queue;   // for log lines and TaskContext::queue
     const RetryPolicy retry;   // the queue's own; a handler's retry or dead changes it per task
     std::atomic<bool> halt{false};  // a worker or the maintenance failed: everyone stops (run_workers)

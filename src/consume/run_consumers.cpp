@@ -91,7 +91,8 @@ void sign_off(const std::vector<std::unique_ptr<QueueConsumer>>& consumers) {
     }
 }
 
-ConsumerReport run_all(const ConsumerOptions& options, const TaskHandler* handler, const BatchHandler* batch_handler) {
+template <class Handler>
+ConsumerReport run_all(const ConsumerOptions& options, const Handler& handler) {
     check(options);
     // A stop also ends a wait on a Redis server that stopped answering, within about a second.
     std::optional<RedisOptions> redis_options = options.redis;
@@ -103,7 +104,7 @@ ConsumerReport run_all(const ConsumerOptions& options, const TaskHandler* handle
                on_mysql ? options.mysql->redacted() : redis_options->redacted(), options.workers, options.batch,
                options.until_empty ? ", until it is empty" : "");
 
-    consume::ConsumerRun run(options, handler, batch_handler, queue,
+    consume::ConsumerRun run(options, handler, queue,
                              on_mysql ? options.mysql_queue.retry : options.redis_queue.retry);
     std::atomic<std::size_t> next_slot{0};
     std::atomic<std::size_t> workers_running{options.workers};
@@ -135,12 +136,12 @@ ConsumerReport run_all(const ConsumerOptions& options, const TaskHandler* handle
 
 ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler) {
     if (!handler) throw UsageError("run_consumers needs a handler");
-    return run_all(options, &handler, nullptr);
+    return run_all(options, handler);
 }
 
 ConsumerReport run_batch_consumers(const ConsumerOptions& options, const BatchHandler& handler) {
     if (!handler) throw UsageError("run_batch_consumers needs a handler");
-    return run_all(options, nullptr, &handler);
+    return run_all(options, handler);
 }
 
 }  // namespace rowpump
