@@ -210,35 +210,56 @@ double drain(std::size_t consumers, bool processes, Open open, Drain drain_one) 
     return processes ? drain_in_processes(consumers, open, drain_one) : drain_in_threads(consumers, open, drain_one);
 }
 
+// Writes `tasks` tasks into `queue` through the producer's own sink, at the server ROWPUMP_MYSQL_URL or
+// ROWPUMP_REDIS_URL (`url_variable`) names.
+void fill_queue(const char* url_variable, const std::string& queue, int tasks) {
+    SinkSpec spec;
+    spec.uri = std::getenv(url_variable);
+    spec.queue = queue;
+    make_sink(spec)->write(messages(tasks));
+}
+
+// A consumer's whole work here, either backend: claim a batch and ack it until the queue is empty; acks
+// that found their claim gone are counted in stale_acks().
+template <class Queue>
+void claim_and_ack_until_empty(Queue& queue, std::size_t batch) {
+    for (auto claimed = queue.claim(batch); !claimed.empty(); claimed = queue.claim(batch))
+        stale_acks() += queue.ack(claimed).size();
+}
+
+// One timed drain of the queue, either backend: wall seconds, the server's CPU seconds (`server_cpu` reads
+// its total) and this process's, and the acks that found their claim gone. `drain_one` counts those in
+// stale_acks(), which consumer processes share.
+template <class ServerCpu, class Open, class Drain>
+Run measured_drain(ServerCpu server_cpu, std::size_t consumers, bool processes, Open open, Drain drain_one) {
+    std::atomic<std::uint64_t>& stale = stale_acks();
+    stale = 0;
+    const double server_before = server_cpu();
+    const double client_before = process_cpu_seconds();
+    Run run;
+    run.seconds = drain(consumers, processes, open, drain_one);
+    run.server_cpu = server_cpu() - server_before;
+    run.client_cpu = process_cpu_seconds() - client_before;
+    run.stale = stale;
+    return run;
+}
+
 Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, std::size_t consumers, int tasks,
               bool processes) {
     mysql::Connection admin(options);
     admin.execute_text("TRUNCATE TABLE " + mysql::quote_identifier(bench_table));
-    SinkSpec spec;
-    spec.uri = std::getenv("ROWPUMP_MYSQL_URL");
-    spec.queue = bench_table;
-    make_sink(spec)->write(messages(tasks));
+    fill_queue("ROWPUMP_MYSQL_URL", bench_table, tasks);
 
     MySqlQueueOptions queue_options;
     queue_options.table = bench_table;
     queue_options.claim_mode = mode;
-    std::atomic<std::uint64_t>& stale = stale_acks();
-    stale = 0;
     const auto before = innodb_deadlocks(admin);
     const long server = mariadb_pid(admin);
-    const double server_before = proc_cpu_seconds(server);
-    const double client_before = process_cpu_seconds();
-    Run run;
-    run.seconds = drain(
-        consumers, processes, [&] { return MySqlQueue(options, queue_options); },
-        [&](MySqlQueue& queue) {
-            for (auto claimed = queue.claim(batch); !claimed.empty(); claimed = queue.claim(batch))
-                stale += queue.ack(claimed).size();
-        });
-    run.server_cpu = proc_cpu_seconds(server) - server_before;
-    run.client_cpu = process_cpu_seconds() - client_before;
+    Run run = measured_drain(
+        [&] { return proc_cpu_seconds(server); }, consumers, processes,
+        [&] { return MySqlQueue(options, queue_options); },
+        [&](MySqlQueue& queue) { claim_and_ack_until_empty(queue, batch); });
     run.deadlocks = innodb_deadlocks(admin) - before;
-    run.stale = stale;
     auto left = admin.query("SELECT COUNT(*) FROM " + mysql::quote_identifier(bench_table) + " WHERE status <> 'done'");
     left.next();
     if (left.uint64(1) != 0) std::fprintf(stderr, "warning: %llu tasks not done after a run\n",
@@ -249,29 +270,17 @@ Run mysql_run(const MySqlOptions& options, ClaimMode mode, std::size_t batch, st
 Run redis_run(const RedisOptions& options, std::size_t batch, std::size_t consumers, int tasks, bool processes) {
     redis::Connection admin(options);
     admin.command({"DEL", bench_queue});
-    SinkSpec spec;
-    spec.uri = std::getenv("ROWPUMP_REDIS_URL");
-    spec.queue = bench_queue;
-    make_sink(spec)->write(messages(tasks));
+    fill_queue("ROWPUMP_REDIS_URL", bench_queue, tasks);
 
     RedisQueueOptions queue_options;
     queue_options.queue = bench_queue;
-    std::atomic<std::uint64_t>& stale = stale_acks();
-    stale = 0;
-    const double server_before = redis_cpu_seconds(admin);
-    const double client_before = process_cpu_seconds();
-    Run run;
-    run.seconds = drain(
-        consumers, processes, [&] { return RedisQueue(options, queue_options); },
+    return measured_drain(
+        [&] { return redis_cpu_seconds(admin); }, consumers, processes,
+        [&] { return RedisQueue(options, queue_options); },
         [&](RedisQueue& queue) {
-            for (auto popped = queue.claim(batch); !popped.empty(); popped = queue.claim(batch))
-                stale += queue.ack(popped).size();
-            queue.leave();
+            claim_and_ack_until_empty(queue, batch);
+            queue.leave();  // a clean goodbye: the maintenance finds no silent consumer to recover
         });
-    run.server_cpu = redis_cpu_seconds(admin) - server_before;
-    run.client_cpu = process_cpu_seconds() - client_before;
-    run.stale = stale;
-    return run;
 }
 
 Run median(std::vector<Run> runs) {

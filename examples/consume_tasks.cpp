@@ -48,14 +48,12 @@ int main(int argc, char** argv) {
                      message.data());
     });
     try {
-        const rowpump::RedisOptions redis = rowpump::RedisOptions::from_url(redis_url);
-        rowpump::BulkEnqueuer enqueuer(rowpump::SinkSpec::redis(redis, argv[1]));
+        rowpump::BulkEnqueuer enqueuer(rowpump::SinkSpec::redis(rowpump::RedisOptions::from_url(redis_url), argv[1]));
         for (int i = 0; i < task_count; ++i) enqueuer.push("{\"task\":" + std::to_string(i) + "}");
         enqueuer.flush();
 
         rowpump::ConsumerOptions options;
-        options.redis = redis;
-        options.redis_queue.queue = argv[1];
+        options.source = rowpump::QueueSource::from_url(redis_url, argv[1]);  // the URL's scheme picks the backend
         options.workers = 3;
         options.batch = 5;
         options.until_empty = true;  // stop once every task has been run (retries included)

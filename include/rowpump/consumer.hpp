@@ -1,6 +1,6 @@
 #pragma once
-// Running consumers in a program: W workers claim tasks from a MySQL queue table or a Redis queue, hand
-// each to a handler, and acknowledge, retry or bury it by what the handler returns. It is the loop of
+// Running consumers in a program: W workers claim tasks from a queue (a MySQL queue table or a Redis
+// queue, named by URL as a sink is), hand each to a handler, and acknowledge, retry or bury it by what the handler returns. It is the loop of
 // `rowpump queue consume`, which runs a command per task through this same function.
 //
 // Around the handler, run_consumers keeps the claims alive (MySQL: renews them while a task runs; Redis:
@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "rowpump/error.hpp"
@@ -94,15 +95,42 @@ struct ConsumerReport {
     bool stopped = false;            // the stop flag was set
 };
 
+// The queue consumers take tasks from, named as a sink is: the URL's scheme picks the backend.
+struct QueueSource {
+    // mysql://user@host:port/db (or mariadb://): the queue table `queue` in that database;
+    // redis://[user:pass@]host:port/db: the Redis queue `queue` (its keys: docs/DESIGN.md, "Queues").
+    // A password may come from the environment, as MySqlOptions::from_url and RedisOptions::from_url say.
+    std::string url;
+    std::string queue;
+    // Set by mysql() and redis(): connection options given as they are (a password from the program's own
+    // secret store; nothing is formatted into a URL). `url` then only shows them, password redacted.
+    std::variant<std::monostate, MySqlOptions, RedisOptions> connection;
+
+    // By URL; read when the consumers start (run_consumers throws UsageError for a bad one).
+    static QueueSource from_url(std::string url, std::string queue);
+    static QueueSource mysql(MySqlOptions options, std::string table);
+    static QueueSource redis(RedisOptions options, std::string queue);
+};
+
 struct ConsumerOptions {
-    // The queue: set exactly one of `mysql` and `redis`. Its options hold the queue's name, the retry
-    // policy (max attempts, backoff) and, for MySQL, the claim mode and max crashes.
-    std::optional<MySqlOptions> mysql;
-    MySqlQueueOptions mysql_queue;
-    std::optional<RedisOptions> redis;
-    // redis_queue.consumer, when set, names the workers <consumer>:0, <consumer>:1, ...; a worker
-    // restarted under the same name takes over what its predecessor held.
-    RedisQueueOptions redis_queue;
+    QueueSource source;
+    RetryPolicy retry;  // how failed tasks come back (max attempts, backoff), on every backend
+
+    // What one backend reads; the others ignore it.
+    // MySQL queue tables: how tasks are claimed, and after how many lost claims a task is dead.
+    ClaimMode claim_mode = ClaimMode::skip_locked;
+    int max_crashes = 3;
+    // Redis queues: the producer's names and score unit (its SinkSpec's), and where retried, promoted and
+    // recovered tasks go (a name of priority_lists; empty: the ready list Q). RedisQueueOptions says more.
+    std::vector<std::string> priority_lists;
+    std::string list_key = "{queue}:p:{level}";
+    std::string delayed_key = "{queue}:delayed";
+    DelayScore delay_score = DelayScore::milliseconds;
+    std::string return_list;
+    // Redis: names the workers <consumer>:0, <consumer>:1, ...; a worker restarted under the same name takes
+    // over what its predecessor held. Empty: <host>:<pid>:<n>.
+    std::string consumer;
+    std::chrono::milliseconds poll_interval{100};  // Redis, several priority lists: RedisQueueOptions
 
     std::size_t workers = 1;  // each with its own connection
     std::size_t batch = 1;    // tasks claimed at a time by a worker
@@ -129,8 +157,9 @@ struct ConsumerOptions {
 };
 
 // Runs the consumers until the stop flag is set or, with until_empty, the queue is drained. Bad options
-// throw UsageError before anything is claimed; a failure of the queue (or a ConsumerHalt) stops every
-// worker and is thrown once all of them stopped, as a backfill's is.
+// (an unknown scheme, a URL the backend cannot read) throw UsageError before anything is claimed; a
+// failure of the queue (or a ConsumerHalt) stops every worker and is thrown once all of them stopped, as a
+// backfill's is.
 ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler);
 // The same with a batch handler: each worker hands its whole claim to one call, then records the results
 // (the acknowledgements in one round trip). A stop lets the batch in hand finish.

@@ -30,7 +30,7 @@ std::string default_queue(Format format);
 enum class SidekiqTimestamps { seconds, milliseconds };
 
 // What a worker format needs beside the row: the job's class (Sidekiq) or task name (Celery), and the
-// queue its workers read (run_job and BulkEnqueuer fill it from the sink's queue).
+// queue its workers read (run_job and BulkEnqueuer take the sink's queue: leave it empty or the same).
 struct TaskSpec {
     std::string job_class;  // sidekiq: a Ruby constant path, e.g. "Billing::InvoiceJob"
     std::string task;       // celery: the registered task name, e.g. "billing.tasks.invoice"

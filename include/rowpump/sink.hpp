@@ -46,9 +46,12 @@ struct SinkSpec {
     std::string uri = "stdout";
     std::string queue;  // Redis key prefix / MySQL queue table; required for redis and mysql sinks
     PushSide push = PushSide::right;
+    // make_sink() takes it as given; run_job and BulkEnqueuer's worker-format constructor derive it from the
+    // format, and refuse a different value rather than replace it.
     QueueLayout layout = QueueLayout::rowpump;
     // Priority lists, highest first. Redis: Message::priority_level i goes to "<queue>:p:<name i>".
-    // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself.
+    // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself. run_job
+    // derives them from the route's levels (leave them empty there: other lists are refused).
     std::vector<std::string> priority_lists;
     // Redis key names (docs/payloads-and-names.md): {queue} and {level} are replaced by the queue and a
     // priority list's name, {{ and }} are literal braces.

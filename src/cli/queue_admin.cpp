@@ -4,61 +4,55 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <cstdio>
+#include <memory>
 
+#include "backend/queue_source.hpp"
+#include "backend/registry/registry.hpp"
 #include "cli/queue_source.hpp"
-#include "metrics/prometheus_text.hpp"
 #include "cli/queue_subcommands.hpp"
-#include "mysql/connection.hpp"
-#include "backend/redis/redis_queue_keys.hpp"
+#include "metrics/prometheus_text.hpp"
 
 namespace rowpump::cli {
 
 namespace {
 
-// Counting rows walks the index: at this many a count takes seconds, and "10000000+" says enough.
-constexpr std::uint64_t stats_count_limit = 10'000'000;
-
 void print_line(const std::string& text) { std::printf("%s\n", text.c_str()); }
 
-std::string seconds_text(double seconds) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
-    return buffer;
-}
+// The source as the commands name it, and the words its backend uses for its holders.
+struct Shown {
+    std::string source;
+    StatsWords words;
+};
 
-std::string stats_text(const QueueOptions& options, const QueueSource& source, const QueueStats& stats) {
+std::string stats_text(const QueueOptions& options, const Shown& shown, const QueueAdmin& admin,
+                       const QueueStats& stats) {
     const std::string more = stats.capped ? "+" : "";
-    std::string text = "queue " + options.queue + " in " + source.redacted + "\n";
+    std::string text = "queue " + options.queue + " in " + shown.source + "\n";
     text += "  ready      " + std::to_string(stats.ready) + more;
     if (stats.oldest_ready_seconds) text += "  (oldest available one waited " + seconds_text(*stats.oldest_ready_seconds) + ")";
     text += "\n";
-    text += std::string(source.mysql ? "  claimed    " : "  processing ") + std::to_string(stats.in_flight) + more + "\n";
+    const std::size_t width = shown.words.in_flight.size();  // the counts line up at column 13
+    text += "  " + shown.words.in_flight + std::string(width < 11 ? 11 - width : 1, ' ') +
+            std::to_string(stats.in_flight) + more + "\n";
     if (stats.delayed) text += "  delayed    " + std::to_string(*stats.delayed) + "\n";
     if (stats.done) text += "  done       " + std::to_string(*stats.done) + more + "\n";
     text += "  dead       " + std::to_string(stats.dead) + more + "\n";
     if (stats.capped) text += "  (+: counting stopped at the limit; rerun with --exact for exact counts)\n";
-    for (const QueueStats::Holder& holder : stats.holders) {
-        if (source.mysql)
-            text += "  connection " + holder.name + ": " + std::to_string(holder.tasks) + " claimed, oldest claim " +
-                    seconds_text(holder.age_seconds) + (holder.alive ? "" : ", CONNECTION GONE (reap to release)") + "\n";
-        else
-            text += "  consumer " + holder.name + ": " + std::to_string(holder.tasks) + " processing, last beat " +
-                    seconds_text(holder.age_seconds) + " ago" + (holder.alive ? "" : ", EXPIRED (reap to recover)") + "\n";
-    }
+    for (const QueueStats::Holder& holder : stats.holders) text += admin.holder_line(holder) + "\n";
     return text;
 }
 
-std::string stats_json(const QueueOptions& options, const QueueSource& source, const QueueStats& stats) {
+std::string stats_json(const QueueOptions& options, const Shown& shown, const QueueStats& stats) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
     json.StartObject();
     json.Key("queue");
     json.String(options.queue.c_str(), static_cast<rapidjson::SizeType>(options.queue.size()));
     json.Key("source");
-    json.String(source.redacted.c_str(), static_cast<rapidjson::SizeType>(source.redacted.size()));
+    json.String(shown.source.c_str(), static_cast<rapidjson::SizeType>(shown.source.size()));
     json.Key("ready");
     json.Uint64(stats.ready);
-    json.Key(source.mysql ? "claimed" : "processing");
+    json.Key(shown.words.in_flight.c_str());
     json.Uint64(stats.in_flight);
     if (stats.delayed) {
         json.Key("delayed");
@@ -75,7 +69,7 @@ std::string stats_json(const QueueOptions& options, const QueueSource& source, c
     json.Key("oldest_ready_seconds");
     if (stats.oldest_ready_seconds) json.Double(*stats.oldest_ready_seconds);
     else json.Null();
-    json.Key(source.mysql ? "owners" : "consumers");
+    json.Key(shown.words.holders.c_str());
     json.StartArray();
     for (const QueueStats::Holder& holder : stats.holders) {
         json.StartObject();
@@ -83,7 +77,7 @@ std::string stats_json(const QueueOptions& options, const QueueSource& source, c
         json.String(holder.name.c_str(), static_cast<rapidjson::SizeType>(holder.name.size()));
         json.Key("tasks");
         json.Uint64(holder.tasks);
-        json.Key(source.mysql ? "oldest_claim_seconds" : "last_beat_seconds_ago");
+        json.Key(shown.words.holder_age.c_str());
         json.Double(holder.age_seconds);
         json.Key("alive");
         json.Bool(holder.alive);
@@ -92,10 +86,6 @@ std::string stats_json(const QueueOptions& options, const QueueSource& source, c
     json.EndArray();
     json.EndObject();
     return buffer.GetString();
-}
-
-[[noreturn]] void not_for_redis(const char* command, const char* why) {
-    throw UsageError(std::string("queue ") + command + " is for MySQL queue tables: " + why);
 }
 
 // The depths in the Prometheus text format, under the names that the common exporters give the same
@@ -136,79 +126,54 @@ std::string stats_prometheus(const QueueOptions& options, const QueueStats& stat
     return page.text();
 }
 
+// The queue's one-step maintenance, from its backend (the registry picks it by --source).
+std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& consumer) {
+    return backend_for(consumer.source).open_admin(consumer);
+}
+
 }  // namespace
 
 int run_queue_init(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    if (source.mysql) {
-        MySqlQueue::create_table(*source.mysql, options.queue);
-        print_line("queue table " + mysql::quote_identifier(options.queue) + " is ready in " + source.redacted);
-        return 0;
-    }
-    // Redis keys come into being with their first task; opening the queue checks the server is there.
-    RedisQueue queue(*source.redis, redis_queue_options(options));
-    print_line("Redis queue " + options.queue + " needs no setup (" + source.redacted + "): ready list " +
-               redis::ready_list(options.queue) + ", delayed set " + redis::delayed_key(options.delayed_key, options.queue) + ", dead list " +
-               redis::dead_list(options.queue));
+    print_line(open_admin(consumer_options(options))->init());
     return 0;
 }
 
 int run_queue_stats(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    QueueStats stats;
-    if (source.mysql) {
-        stats = MySqlQueue(*source.mysql, mysql_queue_options(options)).stats(options.exact ? 0 : stats_count_limit);
-    } else {
-        stats = RedisQueue(*source.redis, redis_queue_options(options))
-                    .stats(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
-    }
+    const ConsumerOptions consumer = consumer_options(options);
+    const auto admin = open_admin(consumer);
+    const QueueStats stats = admin->stats(options.exact);
+    const Shown shown{redacted(consumer.source), admin->words()};
     const std::string format = options.json ? "json" : options.stats_format;
-    const std::string text = format == "json"         ? stats_json(options, source, stats) + "\n"
+    const std::string text = format == "json"         ? stats_json(options, shown, stats) + "\n"
                              : format == "prometheus" ? stats_prometheus(options, stats)
-                                                      : stats_text(options, source, stats);
+                                                      : stats_text(options, shown, *admin, stats);
     std::fputs(text.c_str(), stdout);
     return 0;
 }
 
 int run_queue_reap(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    ReapResult result;
-    if (source.mysql) {
-        const auto timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-        if (timeout.count() == 0) throw UsageError("--claim-timeout must be more than 0 s");
-        result = MySqlQueue(*source.mysql, mysql_queue_options(options)).reap(timeout);
-    } else {
-        result = RedisQueue(*source.redis, redis_queue_options(options))
-                     .reap(flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout"));
-    }
+    const ConsumerOptions consumer = consumer_options(options);
+    check_claim_timeout(consumer);
+    const ReapResult result = open_admin(consumer)->reap();
     print_line("released " + std::to_string(result.released) + ", dead " + std::to_string(result.dead));
     return 0;
 }
 
 int run_queue_promote(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    if (source.mysql)
-        throw UsageError("queue promote is for Redis queues: MySQL tasks become claimable by themselves at available_at");
-    const auto moved = RedisQueue(*source.redis, redis_queue_options(options)).promote();
-    print_line("promoted " + std::to_string(moved));
+    print_line("promoted " + std::to_string(open_admin(consumer_options(options))->promote()));
     return 0;
 }
 
 int run_queue_purge(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    if (source.redis) not_for_redis("purge", "Redis forgets a task when it is acknowledged");
+    const auto admin = open_admin(consumer_options(options));
     const auto older_than = flag_milliseconds(options.older_than_seconds, "--older-than");
-    const auto deleted = MySqlQueue(*source.mysql, mysql_queue_options(options))
-                             .purge(std::chrono::duration_cast<std::chrono::seconds>(older_than), options.purge_batch);
+    const auto deleted = admin->purge(std::chrono::duration_cast<std::chrono::seconds>(older_than), options.purge_batch);
     print_line("deleted " + std::to_string(deleted));
     return 0;
 }
 
 int run_queue_requeue_dead(const QueueOptions& options) {
-    const QueueSource source = parse_queue_source(options);
-    const auto moved = source.mysql ? MySqlQueue(*source.mysql, mysql_queue_options(options)).requeue_dead(options.limit)
-                                    : RedisQueue(*source.redis, redis_queue_options(options)).requeue_dead(options.limit);
-    print_line("requeued " + std::to_string(moved));
+    print_line("requeued " + std::to_string(open_admin(consumer_options(options))->requeue_dead(options.limit)));
     return 0;
 }
 

@@ -81,8 +81,8 @@ int run_queue_consume(const QueueOptions& options) {
                          "--exec CMD (a process per task)");
     if (options.exec_batch > 0 && options.batch != 1)
         throw UsageError("--exec-batch N claims N tasks at a time: leave out --batch");
-    const QueueSource source = parse_queue_source(options);
-    ConsumerOptions consumer = consumer_options(source, options);
+    ConsumerOptions consumer = consumer_options(options);
+    check_claim_timeout(consumer);
     if (options.exec_batch > 0) consumer.batch = options.exec_batch;
     if (!options.pipe.empty()) consumer.batch = options.inflight;
     // A command that exits without reading its stdin must not kill us with SIGPIPE.

@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
+#include "backend/queue_source.hpp"
+#include "backend/registry/registry.hpp"
 #include "config/option_checks.hpp"
 #include "rowpump/error.hpp"
-#include "backend/registry/registry.hpp"
 
 namespace rowpump::cli {
 
@@ -18,27 +20,26 @@ milliseconds flag_milliseconds(double seconds, const char* flag) {
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
 }
 
-QueueSource parse_queue_source(const QueueOptions& options) {
+namespace {
+
+// --source, typed by its backend, with --read-timeout, --write-timeout and --retry-budget over the URL's.
+QueueSource queue_source(const QueueOptions& options) {
     if (options.source.empty())
         throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
-    QueueSource source;
-    if (!backend_for_uri(options.source, TargetRole::queue_source).traits().redis_keys) {
-        source.mysql = MySqlOptions::from_url(options.source);
-        options.timeouts.apply(*source.mysql);
-        source.redacted = source.mysql->redacted();
-    } else {
-        source.redis = RedisOptions::from_url(options.source);
-        options.timeouts.apply(*source.redis);
-        source.redacted = source.redis->redacted();
-    }
+    backend_for_uri(options.source, TargetRole::queue_source);  // an unknown scheme is named before the queue
+    QueueSource source = typed_source(QueueSource::from_url(options.source, options.queue));
+    options.timeouts.apply(connection_timeouts(source));
     if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
+    return source;
+}
+
+void check_redis_names(const QueueOptions& options, const Backend& backend) {
     const QueueOptions defaults;
     std::vector<OptionId> redis_names;
     if (options.list_key != defaults.list_key) redis_names.push_back(OptionId::list_key);
     if (options.delayed_key != defaults.delayed_key) redis_names.push_back(OptionId::delayed_key);
     if (options.delay_score != defaults.delay_score) redis_names.push_back(OptionId::delay_score);
-    config::check_redis_names_apply(redis_names, options.source, source.redis.has_value());
-    return source;
+    config::check_redis_names_apply(redis_names, options.source, backend.traits().redis_keys);
 }
 
 RetryPolicy retry_policy(const QueueOptions& options) {
@@ -49,47 +50,37 @@ RetryPolicy retry_policy(const QueueOptions& options) {
     return policy;
 }
 
-MySqlQueueOptions mysql_queue_options(const QueueOptions& options) {
-    MySqlQueueOptions queue;
-    queue.table = options.queue;
-    queue.claim_mode = options.claim_mode == "update-then-select" ? ClaimMode::update_then_select : ClaimMode::skip_locked;
-    queue.retry = retry_policy(options);
-    queue.max_crashes = options.max_crashes;
-    return queue;
-}
+}  // namespace
 
-RedisQueueOptions redis_queue_options(const QueueOptions& options) {
-    RedisQueueOptions queue;
-    queue.queue = options.queue;
-    queue.priority_lists = options.priority_lists;
-    queue.return_list = options.return_list;
-    queue.list_key = options.list_key;
-    queue.delayed_key = options.delayed_key;
-    queue.delay_score = options.delay_score;
-    queue.retry = retry_policy(options);
-    queue.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
-    return queue;
-}
-
-ConsumerOptions consumer_options(const QueueSource& source, const QueueOptions& options) {
+ConsumerOptions consumer_options(const QueueOptions& options) {
     ConsumerOptions consumer;
+    consumer.source = queue_source(options);
+    const Backend& backend = backend_for(consumer.source);
+    check_redis_names(options, backend);
+    consumer.retry = retry_policy(options);
+    consumer.claim_mode =
+        options.claim_mode == "update-then-select" ? ClaimMode::update_then_select : ClaimMode::skip_locked;
+    consumer.max_crashes = options.max_crashes;
+    consumer.priority_lists = options.priority_lists;
+    consumer.list_key = options.list_key;
+    consumer.delayed_key = options.delayed_key;
+    consumer.delay_score = options.delay_score;
+    consumer.return_list = options.return_list;
+    consumer.consumer = options.consumer;  // the library adds :<n> per worker
+    consumer.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
     consumer.workers = options.concurrency;
     consumer.batch = options.batch;
     consumer.until_empty = options.until_empty;
-    if (source.mysql) {
-        consumer.mysql = source.mysql;
-        consumer.mysql_queue = mysql_queue_options(options);
+    if (backend.traits().claims_expire)
         consumer.claim_timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-        if (consumer.claim_timeout.count() == 0)
-            throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
-    } else {
-        consumer.redis = source.redis;
-        consumer.redis_queue = redis_queue_options(options);
-        consumer.redis_queue.consumer = options.consumer;  // the library adds :<n> per worker
-        consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
-    }
+    consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
     consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, "--reap-interval");
     return consumer;
+}
+
+void check_claim_timeout(const ConsumerOptions& consumer) {
+    if (backend_for(consumer.source).traits().claims_expire && consumer.claim_timeout.count() == 0)
+        throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
 }
 
 }  // namespace rowpump::cli

@@ -1,34 +1,22 @@
 #pragma once
-// The queue subcommands' view of --source: which backend, and the library options built from the flags.
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
+// The queue subcommands' view of --source: the library's consumer options built from the flags, with the
+// source typed by the registry (the URL's scheme picks the backend).
+#include <chrono>
 
 #include "cli/queue_command.hpp"
 #include "rowpump/consumer.hpp"
-#include "rowpump/options.hpp"
-#include "rowpump/queue.hpp"
 
 namespace rowpump::cli {
-
-struct QueueSource {
-    std::optional<MySqlOptions> mysql;  // exactly one of these is set
-    std::optional<RedisOptions> redis;
-    std::string redacted;               // for messages
-};
-
-// Parses --source (mysql://..., mariadb://... or redis://...). Throws UsageError for anything else.
-QueueSource parse_queue_source(const QueueOptions& options);
-RetryPolicy retry_policy(const QueueOptions& options);
-MySqlQueueOptions mysql_queue_options(const QueueOptions& options);
-RedisQueueOptions redis_queue_options(const QueueOptions& options);
 
 // Seconds from a flag as milliseconds; throws UsageError when negative.
 std::chrono::milliseconds flag_milliseconds(double seconds, const char* flag);
 
-// The options of the library's consumers (rowpump/consumer.hpp) for the source, set up from the flags:
-// everything but the stop flag and the callbacks. Throws UsageError for a flag out of range.
-ConsumerOptions consumer_options(const QueueSource& source, const QueueOptions& options);
+// The options of the library's consumers (rowpump/consumer.hpp) for --source and --queue, set up from the
+// flags: everything but the stop flag and the callbacks. Throws UsageError for a source no backend with a
+// queue takes, and for a flag out of range or one the source's backend has no use for.
+ConsumerOptions consumer_options(const QueueOptions& options);
+
+// For consume and reap: a backend whose claims expire needs a claim timeout of more than 0.
+void check_claim_timeout(const ConsumerOptions& consumer);
 
 }  // namespace rowpump::cli

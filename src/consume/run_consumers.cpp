@@ -4,10 +4,12 @@
 #include <atomic>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "backend/queue_source.hpp"
+#include "backend/registry/registry.hpp"
 #include "consume/consumer_run.hpp"
 #include "log.hpp"
 #include "run/run_workers.hpp"
@@ -37,23 +39,12 @@ namespace {
 using std::chrono::milliseconds;
 
 void check(const ConsumerOptions& options) {
-    if (options.mysql.has_value() == options.redis.has_value())
-        throw UsageError("consumers need one queue: set exactly one of ConsumerOptions::mysql and ::redis");
     if (options.workers == 0) throw UsageError("consumers need at least 1 worker");
     if (options.batch == 0) throw UsageError("consumers need a batch of at least 1 task");
     if (options.wait <= milliseconds(0))
         throw UsageError("ConsumerOptions::wait must be more than 0: a worker would ask the queue for tasks without a pause");
     if (options.reap_interval < milliseconds(0) || options.heartbeat_timeout < milliseconds(0))
         throw UsageError("ConsumerOptions::reap_interval and ::heartbeat_timeout cannot be negative");
-    if (options.mysql && options.claim_timeout <= milliseconds(0))
-        throw UsageError("ConsumerOptions::claim_timeout must be more than 0: every claim would be taken back at once");
-}
-
-// Each worker's own name (Redis): <consumer>:<n> when the options name the consumers.
-RedisQueueOptions worker_queue(const ConsumerOptions& options, std::size_t index) {
-    RedisQueueOptions queue = options.redis_queue;
-    if (!queue.consumer.empty()) queue.consumer += ":" + std::to_string(index);
-    return queue;
 }
 
 struct Connections {
@@ -61,22 +52,14 @@ struct Connections {
     std::unique_ptr<QueueMaintainer> maintainer;
 };
 
-Connections open_connections(const ConsumerOptions& options, const RedisOptions* redis) {
+Connections open_connections(const Backend& backend, const ConsumerOptions& options) {
     Connections opened;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < options.workers; ++i) {
-        if (options.mysql)
-            opened.consumers.push_back(open_mysql_consumer(*options.mysql, options.mysql_queue, options.claim_timeout));
-        else
-            opened.consumers.push_back(open_redis_consumer(*redis, worker_queue(options, i), options.heartbeat_timeout));
+        opened.consumers.push_back(backend.open_consumer(options, i));
         names.push_back(opened.consumers.back()->name());
     }
-    if (options.mysql)
-        opened.maintainer =
-            open_mysql_maintainer(*options.mysql, options.mysql_queue, options.claim_timeout, options.reap_interval);
-    else
-        opened.maintainer = open_redis_maintainer(*redis, options.redis_queue, std::move(names),
-                                                  options.heartbeat_timeout, options.reap_interval);
+    opened.maintainer = backend.open_maintainer(options, std::move(names));
     return opened;
 }
 
@@ -92,20 +75,22 @@ void sign_off(const std::vector<std::unique_ptr<QueueConsumer>>& consumers) {
 }
 
 template <class Handler>
-ConsumerReport run_all(const ConsumerOptions& options, const Handler& handler) {
+ConsumerReport run_all(const ConsumerOptions& given, const Handler& handler) {
+    if (given.source.url.empty() && std::holds_alternative<std::monostate>(given.source.connection))
+        throw UsageError("consumers need a queue: set ConsumerOptions::source (a mysql://, mariadb:// or redis:// URL)");
+    // The registry picks the backend by the source's URL (or its typed options), and types the source once
+    // for every connection of the run.
+    const Backend& backend = backend_for(given.source);
+    ConsumerOptions options = given;
+    options.source = typed_source(given.source);
     check(options);
-    // A stop also ends a wait on a Redis server that stopped answering, within about a second.
-    std::optional<RedisOptions> redis_options = options.redis;
-    if (redis_options && redis_options->stop == nullptr) redis_options->stop = options.stop;
-    const bool on_mysql = options.mysql.has_value();
-    Connections connections = open_connections(options, redis_options ? &*redis_options : nullptr);
-    const std::string queue = on_mysql ? options.mysql_queue.table : options.redis_queue.queue;
-    log().info("consuming queue {} from {}: {} worker(s), batch {}{}", queue,
-               on_mysql ? options.mysql->redacted() : redis_options->redacted(), options.workers, options.batch,
-               options.until_empty ? ", until it is empty" : "");
+    backend.check_consumers(options);
+    Connections connections = open_connections(backend, options);
+    const std::string& queue = options.source.queue;
+    log().info("consuming queue {} from {}: {} worker(s), batch {}{}", queue, redacted(options.source),
+               options.workers, options.batch, options.until_empty ? ", until it is empty" : "");
 
-    consume::ConsumerRun run(options, handler, queue,
-                             on_mysql ? options.mysql_queue.retry : options.redis_queue.retry);
+    consume::ConsumerRun run(options, handler, queue, options.retry);
     std::atomic<std::size_t> next_slot{0};
     std::atomic<std::size_t> workers_running{options.workers};
     std::exception_ptr failure;

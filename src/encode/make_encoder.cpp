@@ -1,4 +1,5 @@
 #include "encode/encoders.hpp"
+#include "config/choices.hpp"
 #include "config/option_error.hpp"
 #include "encode/payload_template.hpp"
 #include "rowpump/encode.hpp"
@@ -6,23 +7,14 @@
 
 namespace rowpump {
 
+// The names are config/choices.hpp's table, the one the command line and the job file read.
 Format parse_format(const std::string& name) {
-    if (name == "json") return Format::json;
-    if (name == "csv") return Format::csv;
-    if (name == "sidekiq") return Format::sidekiq;
-    if (name == "celery") return Format::celery;
-    if (name == "template") return Format::payload_template;
+    if (const auto format = config::parse_choice<Format>(name)) return *format;
     throw UsageError("unknown format '" + name + "': expected json, csv, sidekiq, celery or template");
 }
 
 std::string format_name(Format format) {
-    switch (format) {
-        case Format::json: return "json";
-        case Format::csv: return "csv";
-        case Format::sidekiq: return "sidekiq";
-        case Format::celery: return "celery";
-        case Format::payload_template: return "template";
-    }
+    if (const auto name = config::choice_name(format); !name.empty()) return std::string(name);
     return "format " + std::to_string(static_cast<int>(format));
 }
 

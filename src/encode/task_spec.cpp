@@ -35,6 +35,15 @@ bool has_control_or_space(std::string_view text) {
     return false;
 }
 
+// An option that only the `owner` worker format reads, given with the format `given`: refused, naming both
+// ways out. `lead` says what was given ("a job class is given, but it is only used by ").
+[[noreturn]] void refuse_without_owner(const std::string& lead, const std::string& owner, config::OptionId option,
+                                       const std::string& given) {
+    using config::OptionId;
+    throw config::OptionError({lead, OptionId::format, " " + owner + " (the format is " + given + "): remove ", option,
+                               ", or use ", OptionId::format, " " + owner});
+}
+
 }  // namespace
 
 void check_task_spec(Format format, const TaskSpec& task) {
@@ -49,9 +58,7 @@ void check_task_spec(Format format, const TaskSpec& task) {
             throw UsageError("job class '" + task.job_class + "' is not a Ruby constant path: expected names that "
                              "start with a capital letter, joined by '::', e.g. Billing::InvoiceJob");
     } else if (!task.job_class.empty()) {
-        throw OptionError({"a job class is given, but it is only used by ", OptionId::format,
-                           " sidekiq (the format is " + name + "): remove ", OptionId::job_class, ", or use ",
-                           OptionId::format, " sidekiq"});
+        refuse_without_owner("a job class is given, but it is only used by ", "sidekiq", OptionId::job_class, name);
     }
     if (format == Format::celery) {
         if (task.task.empty())
@@ -61,14 +68,11 @@ void check_task_spec(Format format, const TaskSpec& task) {
             throw UsageError("task name '" + task.task + "' holds a space or control character: give the name the "
                              "task is registered under, e.g. billing.tasks.invoice");
     } else if (!task.task.empty()) {
-        throw OptionError({"a task name is given, but it is only used by ", OptionId::format,
-                           " celery (the format is " + name + "): remove ", OptionId::task, ", or use ",
-                           OptionId::format, " celery"});
+        refuse_without_owner("a task name is given, but it is only used by ", "celery", OptionId::task, name);
     }
     if (format != Format::sidekiq && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
-        throw OptionError({"Sidekiq timestamps in ms are only written by ", OptionId::format, " sidekiq (the format is " +
-                           name + "): remove ", OptionId::sidekiq_timestamps, ", or use ", OptionId::format,
-                           " sidekiq"});
+        refuse_without_owner("Sidekiq timestamps in ms are only written by ", "sidekiq", OptionId::sidekiq_timestamps,
+                             name);
     if ((format == Format::sidekiq || format == Format::celery) && has_control_or_space(task.queue))
         throw OptionError({"queue name '" + task.queue + "' holds a space or control character: ", OptionId::format,
                            " " + name + " needs a queue name its workers can be told (-q / -Q)"});

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "backend/derived_fields.hpp"
 #include "encode/task_envelope.hpp"
 #include "rowpump/error.hpp"
 
@@ -34,6 +35,7 @@ BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& 
         throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq or celery, or "
                          "use the constructor without a format");
     if (batch_size_ == 0) throw UsageError("bulk enqueue batch size must be at least 1");
+    check_derived_fields(spec, format, task, nullptr);
     const SinkSpec worker_spec = with_worker_layout(spec, format);
     envelope_ = make_task_envelope(format, with_queue(task, worker_spec));  // a bad task fails before connecting
     sink_ = make_sink(worker_spec);

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "config/choices.hpp"
 #include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/connection.hpp"
@@ -11,22 +12,15 @@
 
 namespace rowpump {
 
+// The names are config/choices.hpp's table, the one the command line and the job file read.
 PagingStrategy parse_strategy(const std::string& name) {
-    if (name == "keyset") return PagingStrategy::keyset;
-    if (name == "deferred-join") return PagingStrategy::deferred_join;
-    if (name == "id-in") return PagingStrategy::id_in;
-    if (name == "offset") return PagingStrategy::offset;
+    if (const auto strategy = config::parse_choice<PagingStrategy>(name)) return *strategy;
     throw UsageError("unknown paging strategy '" + name + "': expected keyset, deferred-join, id-in or offset");
 }
 
 std::string to_string(PagingStrategy strategy) {
-    switch (strategy) {
-        case PagingStrategy::keyset: return "keyset";
-        case PagingStrategy::deferred_join: return "deferred-join";
-        case PagingStrategy::id_in: return "id-in";
-        case PagingStrategy::offset: return "offset";
-    }
-    return "?";
+    const auto name = config::choice_name(strategy);
+    return name.empty() ? "?" : std::string(name);
 }
 
 std::vector<Column> ReadPlan::key_columns() const {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "config/choices.hpp"
 #include "mysql/connection.hpp"
 #include "partition/key_index.hpp"
 #include "partition/planners.hpp"
@@ -9,18 +10,15 @@
 
 namespace rowpump {
 
+// The names are config/choices.hpp's table, the one the command line and the job file read.
 PartitionStrategy parse_partition_strategy(const std::string& name) {
-    if (name == "minmax") return PartitionStrategy::minmax;
-    if (name == "balanced") return PartitionStrategy::balanced;
+    if (const auto strategy = config::parse_choice<PartitionStrategy>(name)) return *strategy;
     throw UsageError("unknown partition strategy '" + name + "': expected minmax or balanced");
 }
 
 std::string to_string(PartitionStrategy strategy) {
-    switch (strategy) {
-        case PartitionStrategy::minmax: return "minmax";
-        case PartitionStrategy::balanced: return "balanced";
-    }
-    return "?";
+    const auto name = config::choice_name(strategy);
+    return name.empty() ? "?" : std::string(name);
 }
 
 std::string describe_planning(const PartitionPlan& plan) {

@@ -1,14 +1,13 @@
 #pragma once
 // One consumer thread's handle on a queue, whichever the backend: MySqlQueue or RedisQueue behind the
 // acts they share, plus what a consumer loop needs around them (waiting for work, naming a task in a log
-// line). `rowpump queue consume` runs one per worker thread.
+// line). `rowpump queue consume` runs one per worker thread. Each backend opens its own
+// (Backend::open_consumer, src/backend/).
 #include <chrono>
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "rowpump/options.hpp"
 #include "rowpump/queue.hpp"
 
 namespace rowpump {
@@ -41,12 +40,5 @@ public:
     // Redis: this consumer's name (for the maintainer's heartbeats); MySQL: empty.
     virtual std::string name() const = 0;
 };
-
-// `claim_timeout`: how old a claim may grow before the reaper takes it back (QueueMaintainer).
-std::unique_ptr<QueueConsumer> open_mysql_consumer(const MySqlOptions& mysql, MySqlQueueOptions queue,
-                                                   std::chrono::milliseconds claim_timeout);
-// `heartbeat_timeout`: how old a consumer's beat may grow before its tasks are taken back.
-std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue,
-                                                   std::chrono::milliseconds heartbeat_timeout);
 
 }  // namespace rowpump

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/derived_fields.hpp"
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "config/option_checks.hpp"
@@ -40,7 +41,8 @@ void check_worker_format(const JobSpec& spec) {
     config::check_priority_fits_format(format, !spec.route.priority_column.empty() || !spec.route.levels.empty());
 }
 
-// The worker formats' queue defaults to the frameworks' own ("default", "celery").
+// The worker formats' queue defaults to the frameworks' own ("default", "celery"). Only on run_job's own
+// copy, and only where check_derived_fields found the caller's fields unset or in agreement.
 void apply_worker_format(JobSpec& spec) {
     spec.sink.layout = queue_layout(spec.format);
     if (spec.sink.queue.empty()) spec.sink.queue = default_queue(spec.format);
@@ -68,6 +70,9 @@ void check_spec(const JobSpec& spec) {
         throw config::OptionError({OptionId::lease_timeout, " must be positive"});
     config::check_job_options(spec);
     check_worker_format(spec);
+    std::vector<std::string> levels;
+    for (const auto& level : spec.route.levels) levels.push_back(level.name);
+    check_derived_fields(spec.sink, spec.format, spec.task, &levels);
     config::check_overwrite_applies(spec.sink, backend_for(spec.sink).traits().replaces_files);
     check_payload_options(spec.format, spec.payload);
     check_key_names(spec);
@@ -117,7 +122,7 @@ private:
 struct Prepared {
     std::shared_ptr<const ReadPlan> plan;
     std::unique_ptr<Router> router;
-    JobSpec spec;  // with the sink's priority lists filled in
+    JobSpec spec;  // run_job's copy, with the fields derived from the format and the route filled in
     std::unique_ptr<RowEncoder> encoder;
     std::unique_ptr<ThrottleGate> gate;  // also with no throttle: then it is always open
 };

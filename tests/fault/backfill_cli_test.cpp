@@ -66,6 +66,16 @@ void expect_bad_input(const CliResult& result, const std::string& needle) {
     EXPECT_TRUE(contains(err[0], needle)) << "the error should mention '" << needle << "'\n" << describe(result);
 }
 
+// A flag the parser rejects: exit 2 and a first line that contains `needle`; the parser may add lines of
+// help after it (docs/DESIGN.md, "Errors, exit codes, logs": one clear line first, details after).
+void expect_refused_by_parser(const CliResult& result, const std::string& needle) {
+    EXPECT_EQ(result.exit_code, 2) << describe(result);
+    EXPECT_EQ(result.out, "") << describe(result);
+    const auto err = lines(result.err);
+    ASSERT_FALSE(err.empty()) << describe(result);
+    EXPECT_TRUE(contains(err[0], needle)) << describe(result);
+}
+
 class BackfillCliTest : public MySqlRedisTest {
 protected:
     std::string numbered_table(int rows) {
@@ -93,17 +103,12 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
     return args;
 }
 
-// A flag the parser rejects: exit 2 and a first line naming the flag; the parser may add one line of
-// help after it (docs/DESIGN.md, "Errors, exit codes, logs": one clear line first, details after).
+// The parser names the flag, and adds one line of help at most.
 TEST_F(BackfillCliTest, ZeroWorkersExits2) {
     const auto table = numbered_table(10);
     const auto result = run_cli(with(redis_args(table), {"--workers", "0"}));
-    EXPECT_EQ(result.exit_code, 2) << describe(result);
-    EXPECT_EQ(result.out, "") << describe(result);
-    const auto err = lines(result.err);
-    ASSERT_FALSE(err.empty()) << describe(result);
-    EXPECT_LE(err.size(), 2u) << describe(result);
-    EXPECT_TRUE(contains(err[0], "--workers")) << describe(result);
+    expect_refused_by_parser(result, "--workers");
+    EXPECT_LE(lines(result.err).size(), 2u) << describe(result);
     EXPECT_EQ(queue_keys(), 0);
 }
 
@@ -120,12 +125,8 @@ TEST_F(BackfillCliTest, UnknownSinkSchemeExits2) {
 // every row again.
 TEST_F(BackfillCliTest, EmptyJobIdExits2AndWritesNothing) {
     const auto table = numbered_table(10);
-    const auto result = run_cli(with(redis_args(table), {"--job-id", ""}));
-    EXPECT_EQ(result.exit_code, 2) << describe(result);
-    EXPECT_EQ(result.out, "") << describe(result);
-    const auto err = lines(result.err);
-    ASSERT_FALSE(err.empty()) << describe(result);
-    EXPECT_TRUE(contains(err[0], "--job-id: a job id must be 1 to 191 characters, got 0")) << describe(result);
+    expect_refused_by_parser(run_cli(with(redis_args(table), {"--job-id", ""})),
+                             "--job-id: a job id must be 1 to 191 characters, got 0");
     EXPECT_EQ(queue_keys(), 0);
     EXPECT_EQ(run_cli(with(redis_args(table), {"--job-id", std::string(192, 'j')})).exit_code, 2);
 }

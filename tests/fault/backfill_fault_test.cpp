@@ -298,14 +298,13 @@ TEST_F(BackfillFaultTest, RedisPausedLongerThanAPageStillDeliversEveryRowOnce) {
     PrivateRedisServer server;
     JobSpec spec = private_redis_job(table, server, "bf_pause");
     spec.rate = 2000;  // 1 s without the pause
-    auto job = std::async(std::launch::async, [&] { return run_job(spec); });
+    auto job = started_until_queued(server, spec, 400);
 
     redis::Connection control(RedisOptions::from_url(server.url()));
     const auto info = control.command({"INFO", "server"}).text;
     const auto at = info.find("process_id:");
     ASSERT_NE(at, std::string::npos) << info;
     const pid_t pid = static_cast<pid_t>(std::stol(info.substr(at + 11)));
-    wait_for_rows([&] { return control.command({"LLEN", spec.sink.queue}).integer; }, 400);
     ::kill(pid, SIGSTOP);
     std::this_thread::sleep_for(2s);
     ::kill(pid, SIGCONT);

@@ -279,27 +279,11 @@ protected:
     }
 public:
     long long ready_and_processing() {
-        long long tasks = connection_->command({"LLEN", queue_}).integer;
-        std::string cursor = "0";
-        do {
-            auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
-            cursor = reply.elements.at(0).text;
-            for (const auto& key : reply.elements.at(1).elements) tasks += connection_->command({"LLEN", key.text}).integer;
-        } while (cursor != "0");
-        return tasks;
+        return connection_->command({"LLEN", queue_}).integer + processing_tasks(*connection_, queue_);
     }
 
 protected:
-    std::size_t processing_lists() {
-        std::size_t found = 0;
-        std::string cursor = "0";
-        do {
-            auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
-            cursor = reply.elements.at(0).text;
-            found += reply.elements.at(1).elements.size();
-        } while (cursor != "0");
-        return found;
-    }
+    std::size_t processing_lists() { return rowpump::test::processing_lists(*connection_, queue_).size(); }
 
 };
 

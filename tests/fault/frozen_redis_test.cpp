@@ -36,8 +36,7 @@ std::vector<std::string> error_lines(const std::string& err) {
 class FrozenRedisTest : public MySqlRedisTest {
 protected:
     std::optional<SourceTable> source_table() const override {
-        return SourceTable{"frozen_redis", "(id BIGINT PRIMARY KEY, v VARCHAR(40) NOT NULL)",
-                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(table_rows)};
+        return sha1_rows_table("frozen_redis", table_rows, "VARCHAR(40) NOT NULL");
     }
     void SetUp() override {
         MySqlRedisTest::SetUp();

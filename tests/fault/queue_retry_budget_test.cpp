@@ -66,20 +66,10 @@ protected:
         args.insert(args.end(), extra.begin(), extra.end());
         auto consumer = std::make_unique<CliProcess>(args);
         const bool ran = wait_until([&] { return connection_->command({"LLEN", queue_}).integer == 0 &&
-                                                 processing_tasks() == 0; }, 20s);
+                                                 processing_tasks(*connection_, queue_) == 0; }, 20s);
         EXPECT_TRUE(ran && !consumer->poll()) << consumer->describe();
         proxy_->freeze();
         return consumer;
-    }
-    long long processing_tasks() {
-        long long tasks = 0;
-        std::string cursor = "0";
-        do {
-            auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
-            cursor = reply.elements.at(0).text;
-            for (const auto& key : reply.elements.at(1).elements) tasks += connection_->command({"LLEN", key.text}).integer;
-        } while (cursor != "0");
-        return tasks;
     }
 
     std::unique_ptr<FreezingProxy> proxy_;

@@ -301,6 +301,14 @@ protected:
         return spec;
     }
 
+    // Each task of the delayed set as "id@score", to compare with the due times the table holds.
+    std::vector<std::string> delayed_ids_at_scores() {
+        std::vector<std::string> out;
+        for (const auto& member : delayed_tasks(redis(), queue_))
+            out.push_back(payload_key(member.member, {"id"}) + "@" + std::to_string(member.score));
+        return out;
+    }
+
     std::vector<std::string> keys_of(const std::string& sql) { return column_texts(tables(), sql); }
 
     redis::Connection& redis() { return *redis_; }
@@ -418,9 +426,7 @@ TEST_F(BackfillTest, DueColumnScoresAreTheColumnsUnixTimeInMilliseconds) {
     const auto summary = run_job(spec);
     EXPECT_EQ(summary.rows_written, 1500u);
 
-    std::vector<std::string> actual;
-    for (const auto& member : delayed_tasks(redis(), queue_))
-        actual.push_back(payload_key(member.member, {"id"}) + "@" + std::to_string(member.score));
+    const std::vector<std::string> actual = delayed_ids_at_scores();
     const auto expected = keys_of("SELECT CONCAT(id, '@', CAST(UNIX_TIMESTAMP(due) * 1000 AS SIGNED)) FROM `" + table +
                                   "` WHERE due IS NOT NULL");
     EXPECT_EQ(multiset_difference(actual, expected), "");
@@ -455,9 +461,7 @@ TEST_F(BackfillTest, DueTimeAfter2038StaysDelayed) {
     run_job(spec);
     EXPECT_EQ(list_items(redis(), queue_), std::vector<std::string>{})
         << "rows due in 2040 and 2099 were made ready at once";
-    std::vector<std::string> actual;
-    for (const auto& member : delayed_tasks(redis(), queue_))
-        actual.push_back(payload_key(member.member, {"id"}) + "@" + std::to_string(member.score));
+    const std::vector<std::string> actual = delayed_ids_at_scores();
     // Whole seconds since the epoch, computed without UNIX_TIMESTAMP (the session time zone here is UTC
     // or at least has no offset change between 1970 and these dates that TIMESTAMPDIFF would miss).
     const auto expected = keys_of("SELECT CONCAT(id, '@', TIMESTAMPDIFF(SECOND, FROM_UNIXTIME(0), due) * 1000) FROM `" +

@@ -31,8 +31,7 @@ std::string strategy_name(const ::testing::TestParamInfo<PagingStrategy>& info) 
 class ConnectionLossTest : public MySqlTest, public ::testing::WithParamInterface<PagingStrategy> {
 protected:
     std::optional<SourceTable> source_table() const override {
-        return SourceTable{"killed", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
-                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(row_count)};
+        return sha1_rows_table("killed", row_count);
     }
     void SetUp() override {
         MySqlTest::SetUp();

@@ -6,7 +6,6 @@
 // Tables rp_test_*, keys rp_test:*; all removed at the end.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -85,6 +84,13 @@ protected:
         return stats_of({"--source", source, "--queue", queue});
     }
 
+    // An empty MySQL queue table of the producer's own DDL; the fixture names it (rp_test_<base>_<pid>)
+    // and drops it.
+    std::string queue_table(const std::string& base) {
+        const std::string ddl = mysql::queue_table_ddl("unnamed");
+        return tables().create(base, ddl.substr(ddl.find('(')));
+    }
+
     std::int64_t unix_ms(std::chrono::system_clock::duration from_now) const {
         return std::chrono::duration_cast<std::chrono::milliseconds>(
                    (std::chrono::system_clock::now() + from_now).time_since_epoch())
@@ -124,9 +130,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisBacklogHasReadyDueAndRetryingTasksAndCountsTh
 }
 
 TEST_F(ConsumeUntilEmptyTest, MySqlBacklogHasDueAndRetryingTasksAndCountsTheLaterOnes) {
-    const std::string name = "rp_test_until_empty_b_" + std::to_string(::getpid());
-    const std::string ddl = mysql::queue_table_ddl(name);
-    const std::string table = tables().create("until_empty_b", ddl.substr(ddl.find('(')));
+    const std::string table = queue_table("until_empty_b");
     tables().execute(table, "INSERT INTO {t} (payload, attempts, available_at) VALUES ('ready', 0, NOW(6)), "
                             "('retry', 1, NOW(6) + INTERVAL 10 SECOND), ('later', 0, NOW(6) + INTERVAL 1 HOUR)");
     MySqlQueueOptions queue_options;
@@ -152,9 +156,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisWaitsForAFailedTaskToComeBackAndEndsWithItDon
 }
 
 TEST_F(ConsumeUntilEmptyTest, MySqlWaitsForAFailedTaskToComeBackAndEndsWithItDone) {
-    const std::string name = "rp_test_until_empty_q_" + std::to_string(::getpid());
-    const std::string ddl = mysql::queue_table_ddl(name);
-    const std::string table = tables().create("until_empty_q", ddl.substr(ddl.find('(')));
+    const std::string table = queue_table("until_empty_q");
     tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('task-1', NOW(6))");
     const auto stats = consume_a_task_that_fails_once(mysql_url_, table);
     EXPECT_EQ(field(stats, "ready"), 0u);
@@ -181,9 +183,7 @@ TEST_F(ConsumeUntilEmptyTest, RedisTasksThatWentDeadGiveExitStatus4AndACountOnTh
 }
 
 TEST_F(ConsumeUntilEmptyTest, MySqlTasksThatWentDeadGiveExitStatus4AndACountOnTheLastLine) {
-    const std::string name = "rp_test_until_empty_d_" + std::to_string(::getpid());
-    const std::string ddl = mysql::queue_table_ddl(name);
-    const std::string table = tables().create("until_empty_d", ddl.substr(ddl.find('(')));
+    const std::string table = queue_table("until_empty_d");
     tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('good', NOW(6)), ('bad', NOW(6))");
     expect_exit_4_and_one_dead_on_the_last_line(mysql_url_, table);
     const auto stats = stats_of({"--source", mysql_url_, "--queue", table});
@@ -193,9 +193,7 @@ TEST_F(ConsumeUntilEmptyTest, MySqlTasksThatWentDeadGiveExitStatus4AndACountOnTh
 
 // A claim whose owner's connection is gone (KILLed) is held and orphaned; one of a live connection is held.
 TEST_F(ConsumeUntilEmptyTest, MySqlBacklogCountsClaimsOtherConsumersHoldAndThoseWhoseOwnerIsGone) {
-    const std::string name = "rp_test_until_empty_h_" + std::to_string(::getpid());
-    const std::string ddl = mysql::queue_table_ddl(name);
-    const std::string table = tables().create("until_empty_h", ddl.substr(ddl.find('(')));
+    const std::string table = queue_table("until_empty_h");
     tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('a', NOW(6)), ('b', NOW(6))");
     MySqlQueueOptions queue_options;
     queue_options.table = table;
@@ -217,9 +215,7 @@ TEST_F(ConsumeUntilEmptyTest, MySqlBacklogCountsClaimsOtherConsumersHoldAndThose
 
 // A task whose claim is taken back once too often (--max-crashes 1) is dead too, whichever reaps it.
 TEST_F(ConsumeUntilEmptyTest, MySqlATaskWhoseConsumerDiedOnceTooOftenCountsAsDead) {
-    const std::string name = "rp_test_until_empty_k_" + std::to_string(::getpid());
-    const std::string ddl = mysql::queue_table_ddl(name);
-    const std::string table = tables().create("until_empty_k", ddl.substr(ddl.find('(')));
+    const std::string table = queue_table("until_empty_k");
     tables().execute(table, "INSERT INTO {t} (payload, available_at) VALUES ('good', NOW(6)), ('lost', NOW(6))");
     MySqlQueueOptions queue_options;
     queue_options.table = table;

@@ -20,8 +20,7 @@ constexpr int rows_added = 3000;
 class FrozenBoundTest : public MySqlTest {
 protected:
     std::optional<SourceTable> source_table() const override {
-        return SourceTable{"frozen", "(id BIGINT PRIMARY KEY, v VARCHAR(40))",
-                           "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows_at_start)};
+        return sha1_rows_table("frozen", rows_at_start);
     }
     void TearDown() override {
         std::remove(output_.c_str());

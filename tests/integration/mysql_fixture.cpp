@@ -135,6 +135,11 @@ SourceTable queue_table_of_this_test() {
     return {base.substr(0, 40), ddl.substr(ddl.find(" (")), ""};
 }
 
+SourceTable sha1_rows_table(const std::string& base, int rows, const std::string& v_type) {
+    return {base, "(id BIGINT PRIMARY KEY, v " + v_type + ")",
+            "INSERT INTO {t} SELECT seq, SHA1(seq) FROM seq_1_to_" + std::to_string(rows)};
+}
+
 void MySqlTest::SetUp() {
     auto options = mysql_options_from_env();
     if (!options) FAIL() << start_services_hint;

@@ -74,6 +74,10 @@ struct SourceTable {
 // test: rp_test_q_<test>_<pid>, at most 40 characters before the pid.
 SourceTable queue_table_of_this_test();
 
+// `rows` rows to read back and compare: id 1..rows and v, the SHA-1 of the id in hex (40 characters, so
+// a page has some weight). `v_type`: the column's type.
+SourceTable sha1_rows_table(const std::string& base, int rows, const std::string& v_type = "VARCHAR(40)");
+
 // A test with a live server: fails (never skips) when ROWPUMP_MYSQL_URL is not set.
 class MySqlTest : public ::testing::Test {
 protected:

@@ -59,14 +59,32 @@ inline std::vector<std::string> list_items(redis::Connection& connection, const 
     return out;
 }
 
-// Deletes every key matching `pattern` (SCAN, so a big server is not blocked).
-inline void delete_keys(redis::Connection& connection, const std::string& pattern) {
+// Every key matching `pattern` (SCAN, so a big server is not blocked).
+inline std::vector<std::string> matching_keys(redis::Connection& connection, const std::string& pattern) {
+    std::vector<std::string> keys;
     std::string cursor = "0";
     do {
         auto reply = connection.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
         cursor = reply.elements.at(0).text;
-        for (const auto& key : reply.elements.at(1).elements) connection.command({"DEL", key.text});
+        for (auto& key : reply.elements.at(1).elements) keys.push_back(std::move(key.text));
     } while (cursor != "0");
+    return keys;
+}
+
+inline void delete_keys(redis::Connection& connection, const std::string& pattern) {
+    for (const auto& key : matching_keys(connection, pattern)) connection.command({"DEL", key});
+}
+
+// The processing lists of `queue`'s consumers (one a consumer that holds or held tasks).
+inline std::vector<std::string> processing_lists(redis::Connection& connection, const std::string& queue) {
+    return matching_keys(connection, queue + ":processing:*");
+}
+
+// The tasks `queue`'s consumers hold: the lengths of its processing lists, summed.
+inline long long processing_tasks(redis::Connection& connection, const std::string& queue) {
+    long long tasks = 0;
+    for (const auto& key : processing_lists(connection, queue)) tasks += connection.command({"LLEN", key}).integer;
+    return tasks;
 }
 
 // A test with the local Redis: fails (never skips) when ROWPUMP_REDIS_URL is not set. queue() is a name

@@ -81,13 +81,7 @@ TEST_F(RedisQueueTest, EightConsumersProcessEveryTaskExactlyOnce) {
     EXPECT_EQ(all.size(), static_cast<std::size_t>(many_tasks));
     EXPECT_EQ(stale.load(), 0);
     EXPECT_EQ(length(queue_), 0);
-    std::vector<std::string> leftovers;
-    std::string cursor = "0";
-    do {
-        auto reply = connection_->command({"SCAN", cursor, "MATCH", queue_ + ":processing:*", "COUNT", "1000"});
-        cursor = reply.elements.at(0).text;
-        for (const auto& key : reply.elements.at(1).elements) leftovers.push_back(key.text);
-    } while (cursor != "0");
+    const std::vector<std::string> leftovers = processing_lists(*connection_, queue_);
     EXPECT_TRUE(leftovers.empty()) << "processing lists left behind, e.g. " << leftovers.front();
     EXPECT_EQ(connection_->command({"ZCARD", redis::consumers_set(queue_)}).integer, 0) << "consumers did not sign off";
 }

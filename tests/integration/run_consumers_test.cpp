@@ -2,7 +2,8 @@
 // Redis: each handler result does what it says (ok acknowledges; retry runs the task again after its
 // delay; an exception fails it with the queue's backoff; dead buries it at once, with its reason in
 // last_error), the drain waits for the retries and reports the counts; a stop hands the rest of a batch
-// back; a ConsumerHalt ends the run and is thrown after the report. Tables rp_test_q_*, keys rp_test:*.
+// back; a ConsumerHalt ends the run and is thrown after the report; a queue named by URL is consumed by
+// the backend of its scheme, and a source without a queue is refused. Tables rp_test_q_*, keys rp_test:*.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -61,20 +62,18 @@ protected:
     ConsumerOptions mysql_consumers() {
         enqueue(SinkSpec::mysql(options(), table_));
         ConsumerOptions consumers;
-        consumers.mysql = options();
-        consumers.mysql_queue.table = table_;
-        consumers.mysql_queue.retry.backoff_base = 50ms;
-        consumers.mysql_queue.retry.backoff_cap = 100ms;
+        consumers.source = QueueSource::mysql(options(), table_);
+        consumers.retry.backoff_base = 50ms;
+        consumers.retry.backoff_cap = 100ms;
         return consumers;
     }
     ConsumerOptions redis_consumers() {
         const RedisOptions redis = RedisOptions::from_url(redis_url_);
         enqueue(SinkSpec::redis(redis, queue_));
         ConsumerOptions consumers;
-        consumers.redis = redis;
-        consumers.redis_queue.queue = queue_;
-        consumers.redis_queue.retry.backoff_base = 50ms;
-        consumers.redis_queue.retry.backoff_cap = 100ms;
+        consumers.source = QueueSource::redis(redis, queue_);
+        consumers.retry.backoff_base = 50ms;
+        consumers.retry.backoff_cap = 100ms;
         return consumers;
     }
 
@@ -162,12 +161,32 @@ TEST_F(RunConsumersTest, AConsumerHaltEndsTheRunAfterTheReport) {
     EXPECT_EQ(finished, 1);
 }
 
-TEST_F(RunConsumersTest, OptionsWithoutOneQueueAreRefusedBeforeAnythingIsClaimed) {
+TEST_F(RunConsumersTest, AQueueNamedByItsUrlIsConsumedByTheBackendOfItsScheme) {
+    ConsumerOptions consumers = redis_consumers();
+    consumers.source = QueueSource::from_url(redis_url_, queue_);
+    consumers.until_empty = true;
+    std::atomic<int> handled{0};
+    const ConsumerReport report = run_consumers(consumers, [&](const TaskContext&) {
+        ++handled;
+        return TaskResult::ok();
+    });
+    EXPECT_TRUE(report.drained);
+    EXPECT_EQ(report.done, static_cast<std::uint64_t>(task_count));
+    EXPECT_EQ(handled.load(), task_count);
+    EXPECT_EQ(list_items(*redis_, queue_), std::vector<std::string>{});
+}
+
+TEST_F(RunConsumersTest, OptionsWithoutAQueueAreRefusedBeforeAnythingIsClaimed) {
     const auto ok = [](const TaskContext&) { return TaskResult::ok(); };
     EXPECT_THROW(run_consumers(ConsumerOptions{}, ok), UsageError);
-    ConsumerOptions both = redis_consumers();
-    both.mysql = options();
-    EXPECT_THROW(run_consumers(both, ok), UsageError);
+    ConsumerOptions elsewhere = redis_consumers();
+    for (const char* url : {"kafka://broker/0", "stdout", "file:/dev/null"}) {
+        elsewhere.source = QueueSource::from_url(url, queue_);
+        EXPECT_THROW(run_consumers(elsewhere, ok), UsageError) << url;
+    }
+    ConsumerOptions no_claim_timeout = mysql_consumers();
+    no_claim_timeout.claim_timeout = std::chrono::milliseconds(0);
+    EXPECT_THROW(run_consumers(no_claim_timeout, ok), UsageError);
     EXPECT_EQ(list_items(*redis_, queue_).size(), static_cast<std::size_t>(task_count));
 }
 

@@ -75,7 +75,7 @@ private:
 
 ConsumerOptions draining() {
     ConsumerOptions options;
-    options.redis = RedisOptions{};  // never connected: the worker sees only the consumer it is given
+    options.source = QueueSource::redis(RedisOptions{}, "unit");  // never connected: the worker sees only its consumer
     options.until_empty = true;
     options.batch = 8;
     return options;

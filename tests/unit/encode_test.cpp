@@ -42,6 +42,13 @@ rapidjson::Document parse_json(const std::string& text, unsigned flags = rapidjs
     return document;
 }
 
+// The page's row as JSON is exactly `expected`, and a JSON parser accepts it.
+void expect_json_row(const std::vector<Column>& columns, const Page& page, const std::string& expected) {
+    const std::string json = encode(Format::json, columns, page);
+    EXPECT_EQ(json, expected);
+    parse_json(json);
+}
+
 std::string string_member(const rapidjson::Document& document, const char* name) {
     const auto& value = document[name];
     return std::string(value.GetString(), value.GetStringLength());
@@ -96,9 +103,7 @@ TEST(JsonEncoder, NonFiniteFloatingIsNull) {
         values.emplace_back(texts[i]);
         expected += (i ? ",\"f" : "\"f") + std::to_string(i) + "\":null";
     }
-    const std::string json = encode(Format::json, columns, one_row(values));
-    EXPECT_EQ(json, expected + "}");
-    parse_json(json);
+    expect_json_row(columns, one_row(values), expected + "}");
 }
 
 TEST(JsonEncoder, NumberTextJsonRejectsIsRewritten) {
@@ -107,10 +112,8 @@ TEST(JsonEncoder, NumberTextJsonRejectsIsRewritten) {
         column("half", ColumnKind::floating),  column("plus", ColumnKind::floating),
         column("point", ColumnKind::decimal),  column("neg", ColumnKind::floating),
     };
-    const std::string json =
-        encode(Format::json, columns, one_row({"0000", "00042", ".5", "+1.5", "7.", "-00.25e+3"}));
-    EXPECT_EQ(json, R"({"year":0,"zerofill":42,"half":0.5,"plus":1.5,"point":7,"neg":-0.25e+3})");
-    parse_json(json);
+    expect_json_row(columns, one_row({"0000", "00042", ".5", "+1.5", "7.", "-00.25e+3"}),
+                    R"({"year":0,"zerofill":42,"half":0.5,"plus":1.5,"point":7,"neg":-0.25e+3})");
 }
 
 TEST(JsonNumber, AcceptsJsonAsIsAndRejectsNonNumbers) {
@@ -182,9 +185,7 @@ TEST(JsonEncoder, ColumnNamesAreEscapedKeys) {
 
 TEST(JsonEncoder, BinaryIsBase64) {
     const std::vector<Column> columns = {column("b", ColumnKind::binary), column("empty", ColumnKind::binary)};
-    const std::string json = encode(Format::json, columns, one_row({"\0\xff\x01 \""s, ""}));
-    EXPECT_EQ(json, R"({"b":"AP8BICI=","empty":""})");
-    parse_json(json);
+    expect_json_row(columns, one_row({"\0\xff\x01 \""s, ""}), R"({"b":"AP8BICI=","empty":""})");
 }
 
 // Sessions read in UTC (time_zone '+00:00'), so a TIMESTAMP is an instant and says so; a DATETIME is a
@@ -200,10 +201,9 @@ TEST(JsonEncoder, TimestampsEndInZAndDatetimesDoNot) {
     wall.column_type = "datetime(3)";
     const Page page = one_row({"2024-06-01 12:00:00.250", "2024-06-01 12:00:00", "0000-00-00 00:00:00",
                                "2024-06-01 17:00:00.250"});
-    const std::string json = encode(Format::json, {stamp, plain_stamp, zero_stamp, wall}, page);
-    EXPECT_EQ(json, R"({"stamp":"2024-06-01T12:00:00.250Z","plain_stamp":"2024-06-01T12:00:00Z",)"
+    expect_json_row({stamp, plain_stamp, zero_stamp, wall}, page,
+                    R"({"stamp":"2024-06-01T12:00:00.250Z","plain_stamp":"2024-06-01T12:00:00Z",)"
                     R"("zero_stamp":"0000-00-00 00:00:00","wall":"2024-06-01T17:00:00.250"})");
-    parse_json(json);
 }
 
 TEST(JsonEncoder, DatesAndTimesAreIso8601) {
@@ -215,11 +215,10 @@ TEST(JsonEncoder, DatesAndTimesAreIso8601) {
     };
     const Page page = one_row({"2024-05-01", "2024-05-01 12:00:00.250000", "1999-12-31 23:59:59", "12:00:00.5",
                                "-838:59:59", "0000-00-00 00:00:00", "0000-00-00"});
-    const std::string json = encode(Format::json, columns, page);
-    EXPECT_EQ(json, R"({"date":"2024-05-01","datetime":"2024-05-01T12:00:00.250000","seconds":"1999-12-31T23:59:59",)"
+    expect_json_row(columns, page,
+                    R"({"date":"2024-05-01","datetime":"2024-05-01T12:00:00.250000","seconds":"1999-12-31T23:59:59",)"
                     R"("time":"12:00:00.5","long_time":"-838:59:59","zero":"0000-00-00 00:00:00",)"
                     R"("zero_date":"0000-00-00"})");
-    parse_json(json);
 }
 
 TEST(JsonEncoder, NullIsNullForEveryKind) {

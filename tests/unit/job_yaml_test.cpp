@@ -54,6 +54,12 @@ void expect_error_at(const std::string& path, int line, int column, const std::s
     EXPECT_EQ(error.exit_code(), ExitCode::bad_input);
 }
 
+// The same for a job file of `text`, written for the check and removed after it.
+void expect_job_error(const std::string& text, int line, int column, const std::string& message) {
+    TempJob job(text);
+    expect_error_at(job.path(), line, column, message);
+}
+
 const char* const minimal_source = "source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\n";
 
 class JobYamlTest : public ::testing::Test {
@@ -156,15 +162,14 @@ TEST_F(JobYamlTest, UnknownKeySuggestsTheClosest) {
 }
 
 TEST_F(JobYamlTest, UnknownKeyWithoutNearMissListsTheKeys) {
-    TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nextra_stuff: 1\n");
-    expect_error_at(job.path(), 6, 1,
-                    "unknown key 'extra_stuff' in the job file; expected one of: job_id, source, partitions, "
-                    "workers, sink, limits, lease_timeout, follow, throttle");
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: stdout\nextra_stuff: 1\n", 6, 1,
+                     "unknown key 'extra_stuff' in the job file; expected one of: job_id, source, partitions, "
+                     "workers, sink, limits, lease_timeout, follow, throttle");
 }
 
 TEST_F(JobYamlTest, UnknownTopLevelKeySuggests) {
-    TempJob job(std::string(minimal_source) + "sinks:\n  uri: stdout\n");
-    expect_error_at(job.path(), 4, 1, "unknown key 'sinks' in the job file, did you mean 'sink'?");
+    expect_job_error(std::string(minimal_source) + "sinks:\n  uri: stdout\n",
+                     4, 1, "unknown key 'sinks' in the job file, did you mean 'sink'?");
 }
 
 TEST_F(JobYamlTest, WrongTypeSaysWhatWasExpected) {
@@ -173,31 +178,20 @@ TEST_F(JobYamlTest, WrongTypeSaysWhatWasExpected) {
 }
 
 TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
-    {
-        TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nworkers: [2]\n");
-        expect_error_at(job.path(), 6, 10, "workers: expected a single value, got a list");
-    }
-    {
-        TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nlimits:\n  rate: -5\n");
-        expect_error_at(job.path(), 7, 9, "limits.rate: expected 0 or a number from 1 to 1000000000, got '-5'");
-    }
-    {
-        TempJob job(std::string(minimal_source) + "sink:\n  uri: stdout\nworkers: 2.5\n");
-        expect_error_at(job.path(), 6, 10, "workers: expected a whole number from 1 to 256, got '2.5'");
-    }
-    {
-        TempJob job(std::string(minimal_source) + "sink: stdout\n");
-        expect_error_at(job.path(), 4, 7,
-                        "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
-                        "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
-                        "csv_null, list_key, "
-                        "delayed_key, delay_score, delayed_members, state_prefix; "
-                        "got 'stdout'");
-    }
-    {
-        TempJob job(std::string(minimal_source) + "  key: {a: 1}\nsink:\n  uri: stdout\n");
-        expect_error_at(job.path(), 4, 8, "source.key: expected a name or a list of names, got a map");
-    }
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: stdout\nworkers: [2]\n",
+                     6, 10, "workers: expected a single value, got a list");
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: stdout\nlimits:\n  rate: -5\n",
+                     7, 9, "limits.rate: expected 0 or a number from 1 to 1000000000, got '-5'");
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: stdout\nworkers: 2.5\n",
+                     6, 10, "workers: expected a whole number from 1 to 256, got '2.5'");
+    expect_job_error(std::string(minimal_source) + "sink: stdout\n", 4, 7,
+                     "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
+                     "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
+                     "csv_null, list_key, "
+                     "delayed_key, delay_score, delayed_members, state_prefix; "
+                     "got 'stdout'");
+    expect_job_error(std::string(minimal_source) + "  key: {a: 1}\nsink:\n  uri: stdout\n",
+                     4, 8, "source.key: expected a name or a list of names, got a map");
 }
 
 // Every numeric field is checked for sign, range and NaN, with the field's position in the error.
@@ -232,26 +226,21 @@ TEST_F(JobYamlTest, BadNumbersAreConfigErrorsAtTheirField) {
     };
     for (const auto& bad : cases) {
         SCOPED_TRACE(bad.text);
-        TempJob job(bad.text);
-        expect_error_at(job.path(), bad.line, bad.column, bad.message);
+        expect_job_error(bad.text, bad.line, bad.column, bad.message);
     }
 }
 
 TEST_F(JobYamlTest, PriorityThresholdThatIsNotANumberIsAConfigError) {
-    TempJob job(std::string(minimal_source) +
-                "sink:\n  uri: stdout\n  priority:\n    column: amount\n    levels: \"high:nan,low\"\n");
-    expect_error_at(job.path(), 8, 13,
-                    "sink.priority.levels: bad threshold in priority level 'high:nan': expected name:number");
+    expect_job_error(std::string(minimal_source) +
+                     "sink:\n  uri: stdout\n  priority:\n    column: amount\n    levels: \"high:nan,low\"\n", 8, 13,
+                     "sink.priority.levels: bad threshold in priority level 'high:nan': expected name:number");
 }
 
 // The filter stays one expression inside the parentheses rowpump puts around it.
 TEST_F(JobYamlTest, WhereThatLeavesItsParenthesesIsAConfigError) {
-    {
-        TempJob job(std::string(minimal_source) + "  where: \"id<3) OR (1=1\"\nsink:\n  uri: stdout\n");
-        expect_error_at(job.path(), 4, 10,
-                        "source.where: unbalanced ')' at character 5: it closes a parenthesis the condition did not "
-                        "open; give one condition, e.g. where: \"a < 3 OR b = 1\"");
-    }
+    expect_job_error(std::string(minimal_source) + "  where: \"id<3) OR (1=1\"\nsink:\n  uri: stdout\n", 4, 10,
+                     "source.where: unbalanced ')' at character 5: it closes a parenthesis the condition did not "
+                     "open; give one condition, e.g. where: \"a < 3 OR b = 1\"");
     {
         TempJob job(std::string(minimal_source) + "  where: \"id = 1 -- the rest\"\nsink:\n  uri: stdout\n");
         const ConfigError error = config_error(job.path());
@@ -275,10 +264,9 @@ TEST_F(JobYamlTest, WhereThatLeavesItsParenthesesIsAConfigError) {
 }
 
 TEST_F(JobYamlTest, UnknownChoiceSuggestsTheClosest) {
-    TempJob job(std::string(minimal_source) + "  strategy: keyst\nsink:\n  uri: stdout\n");
-    expect_error_at(job.path(), 4, 13,
-                    "source.strategy: expected one of keyset, deferred-join, id-in, offset, got 'keyst' "
-                    "(did you mean 'keyset'?)");
+    expect_job_error(std::string(minimal_source) + "  strategy: keyst\nsink:\n  uri: stdout\n", 4, 13,
+                     "source.strategy: expected one of keyset, deferred-join, id-in, offset, got 'keyst' "
+                     "(did you mean 'keyset'?)");
 }
 
 TEST_F(JobYamlTest, MissingRequiredField) {
@@ -287,15 +275,10 @@ TEST_F(JobYamlTest, MissingRequiredField) {
 }
 
 TEST_F(JobYamlTest, MissingSectionAndQueue) {
-    {
-        TempJob job(minimal_source);
-        expect_error_at(job.path(), 1, 1, "missing key 'sink' in the job file: where rows go: sink: {uri: URI, queue: NAME}");
-    }
-    {
-        TempJob job(std::string(minimal_source) + "sink:\n  uri: redis://127.0.0.1:6379/0\n");
-        expect_error_at(job.path(), 5, 3,
-                        "missing key 'queue' in sink: the Redis list name, also the prefix of its other keys");
-    }
+    expect_job_error(minimal_source,
+                     1, 1, "missing key 'sink' in the job file: where rows go: sink: {uri: URI, queue: NAME}");
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: redis://127.0.0.1:6379/0\n", 5, 3,
+                     "missing key 'queue' in sink: the Redis list name, also the prefix of its other keys");
     {
         TempJob job(std::string(minimal_source) + "  page_size:\nsink:\n  uri: stdout\n");
         const JobSpec spec = load_job(job.path());  // an empty value is the default
@@ -366,21 +349,15 @@ TEST_F(JobYamlTest, EnvironmentVariablesExpandInsideValues) {
 }
 
 TEST_F(JobYamlTest, MalformedVariableReference) {
-    TempJob job("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders_${2024}\nsink:\n  uri: stdout\n");
-    expect_error_at(job.path(), 3, 10,
-                    "source.table: bad variable reference '${2024}': expected ${NAME} (letters, digits and _), or $${ "
-                    "for a literal ${");
+    expect_job_error("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders_${2024}\nsink:\n  uri: stdout\n",
+                     3, 10,
+                     "source.table: bad variable reference '${2024}': expected ${NAME} (letters, digits and _), or $${ "
+                     "for a literal ${");
 }
 
 TEST_F(JobYamlTest, EmptyFileAndNonMapFile) {
-    {
-        TempJob job("# nothing here\n");
-        expect_error_at(job.path(), 1, 1, "expected a map with at least source and sink, got an empty file");
-    }
-    {
-        TempJob job("- source\n- sink\n");
-        expect_error_at(job.path(), 1, 1, "expected a map with at least source and sink, got a list");
-    }
+    expect_job_error("# nothing here\n", 1, 1, "expected a map with at least source and sink, got an empty file");
+    expect_job_error("- source\n- sink\n", 1, 1, "expected a map with at least source and sink, got a list");
 }
 
 TEST_F(JobYamlTest, MissingFile) {
@@ -390,40 +367,26 @@ TEST_F(JobYamlTest, MissingFile) {
 
 TEST_F(JobYamlTest, PriorityMistakes) {
     const std::string head = std::string(minimal_source) + "sink:\n  uri: redis://127.0.0.1:6379/0\n  queue: q\n";
-    {
-        TempJob job(head + "  priority:\n    column: amount\n    levels: [{name: high, min: 10}, {name: mid}, {name: low}]\n");
-        expect_error_at(job.path(), 9, 37,
-                        "missing key 'min' in sink.priority.levels.1: rows whose value is >= min go to this level; "
-                        "only the last level may omit it");
-    }
-    {
-        TempJob job(head + "  priority:\n    column: amount\n    levels: [{name: low, min: 10}, {name: high, min: 100}, {name: rest}]\n");
-        expect_error_at(job.path(), 9, 13,
-                        "sink.priority.levels: priority levels must be given highest first, with decreasing thresholds");
-    }
-    {
-        TempJob job(head + "  priority:\n    column: amount\n    levels: [{name: all}]\n");
-        expect_error_at(job.path(), 9, 13,
-                        "sink.priority.levels: expected at least two levels, e.g. [{name: high, min: 1000}, {name: low}]");
-    }
-    {
-        TempJob job(head + "  priority:\n    levels: \"high:10,low\"\n");
-        expect_error_at(job.path(), 8, 5,
-                        "missing key 'column' in sink.priority: the numeric column whose value picks the level");
-    }
-    {
-        TempJob job(head + "  delay: 30\n  due_column: remind_at\n");
-        expect_error_at(job.path(), 8, 15,
-                        "sink.due_column: both delay and due_column are given: expected one of them (a fixed delay, "
-                        "or each row's own due time)");
-    }
+    expect_job_error(head + "  priority:\n    column: amount\n    levels: [{name: high, min: 10}, {name: mid}, {name: low}]\n",
+                     9, 37,
+                     "missing key 'min' in sink.priority.levels.1: rows whose value is >= min go to this level; "
+                     "only the last level may omit it");
+    expect_job_error(head + "  priority:\n    column: amount\n    levels: [{name: low, min: 10}, {name: high, min: 100}, {name: rest}]\n",
+                     9, 13,
+                     "sink.priority.levels: priority levels must be given highest first, with decreasing thresholds");
+    expect_job_error(head + "  priority:\n    column: amount\n    levels: [{name: all}]\n", 9, 13,
+                     "sink.priority.levels: expected at least two levels, e.g. [{name: high, min: 1000}, {name: low}]");
+    expect_job_error(head + "  priority:\n    levels: \"high:10,low\"\n", 8, 5,
+                     "missing key 'column' in sink.priority: the numeric column whose value picks the level");
+    expect_job_error(head + "  delay: 30\n  due_column: remind_at\n", 8, 15,
+                     "sink.due_column: both delay and due_column are given: expected one of them (a fixed delay, "
+                     "or each row's own due time)");
 }
 
 TEST_F(JobYamlTest, BadSinkUri) {
-    TempJob job(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n");
-    expect_error_at(job.path(), 5, 8,
-                    "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
-                    "redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+    expect_job_error(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n", 5, 8,
+                     "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
+                     "redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
 }
 
 TEST_F(JobYamlTest, PasswordsNeverAppearInErrors) {
@@ -491,8 +454,8 @@ TEST_F(JobYamlTest, OverrideFixesAnUnsetVariable) {
 
 // `job_id: ""` (what "${JOB}" gives when JOB is set but empty) would silently run without exactly-once.
 TEST_F(JobYamlTest, EmptyJobIdIsAConfigErrorAtItsField) {
-    TempJob job("job_id: \"\"\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n");
-    expect_error_at(job.path(), 1, 9, "job_id: expected a value, got an empty string");
+    expect_job_error("job_id: \"\"\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n",
+                     1, 9, "job_id: expected a value, got an empty string");
     TempJob null_id("job_id:\n" + std::string(minimal_source) + "sink:\n  uri: stdout\n");
     EXPECT_NE(std::string(config_error(null_id.path()).what()).find("job_id: expected a single value, got nothing"),
               std::string::npos);

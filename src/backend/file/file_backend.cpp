@@ -9,9 +9,7 @@ namespace {
 
 class StdoutBackend final : public Backend {
 public:
-    std::string_view form() const override { return "stdout"; }
-    std::string_view what() const override { return "stdout"; }
-    BackendTraits traits() const override { return {.worker_formats = true}; }
+    StdoutBackend() : Backend({.form = "stdout", .what = "stdout", .traits = {.worker_formats = true}}) {}
     void parse_target(const SinkSpec&) const override {}
     std::unique_ptr<Sink> make_sink(const SinkSpec&) const override { return make_ndjson_sink("", false); }
     void check_sink(const SinkSpec&) const override {}
@@ -19,9 +17,8 @@ public:
 
 class FileBackend final : public Backend {
 public:
-    std::string_view form() const override { return "file:PATH"; }
-    std::string_view what() const override { return "a file"; }
-    BackendTraits traits() const override { return {.worker_formats = true, .replaces_files = true}; }
+    FileBackend()
+        : Backend({.form = "file:PATH", .what = "a file", .traits = {.worker_formats = true, .replaces_files = true}}) {}
     void parse_target(const SinkSpec& spec) const override { target_file_path(spec.uri); }
     std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
         return make_ndjson_sink(target_file_path(spec.uri), spec.overwrite);
@@ -34,14 +31,8 @@ public:
 
 }  // namespace
 
-const Backend& stdout_backend() {
-    static const StdoutBackend backend;
-    return backend;
-}
+const Backend& stdout_backend() { return the_backend<StdoutBackend>(); }
 
-const Backend& file_backend() {
-    static const FileBackend backend;
-    return backend;
-}
+const Backend& file_backend() { return the_backend<FileBackend>(); }
 
 }  // namespace rowpump

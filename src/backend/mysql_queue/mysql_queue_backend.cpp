@@ -1,7 +1,11 @@
 #include "backend/mysql_queue/mysql_queue_backend.hpp"
 
+#include <variant>
+
+#include "backend/mysql_queue/mysql_consumers.hpp"
 #include "backend/mysql_queue/mysql_queue_writers.hpp"
 #include "backend/sink_target.hpp"
+#include "rowpump/error.hpp"
 
 namespace rowpump {
 
@@ -9,10 +13,11 @@ namespace {
 
 class MySqlQueueBackend final : public Backend {
 public:
-    std::string_view form() const override { return "mysql://user:pass@host:port/db"; }
-    std::string_view what() const override { return "a MySQL queue table"; }
-    BackendTraits traits() const override { return {.takes_queue = true, .keeps_jobs = true}; }
-    std::string_view queue_meaning() const override { return "the MySQL queue table, created when missing"; }
+    MySqlQueueBackend()
+        : Backend({.form = "mysql://user:pass@host:port/db",
+                   .what = "a MySQL queue table",
+                   .traits = {.takes_queue = true, .keeps_jobs = true, .claims_expire = true},
+                   .queue_meaning = "the MySQL queue table, created when missing"}) {}
 
     void parse_target(const SinkSpec& spec) const override { sink_mysql_options(spec); }
 
@@ -23,13 +28,30 @@ public:
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         return open_mysql_job_store(spec, definition);
     }
+
+    QueueSource parse_source(const QueueSource& source) const override {
+        QueueSource typed = source;
+        typed.connection = consumer_mysql_options(source);
+        return typed;
+    }
+    void check_consumers(const ConsumerOptions& options) const override {
+        if (options.claim_timeout <= std::chrono::milliseconds(0))
+            throw UsageError("ConsumerOptions::claim_timeout must be more than 0: every claim would be taken back at once");
+    }
+    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t) const override {
+        return open_mysql_consumer(options);
+    }
+    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                     std::vector<std::string>) const override {
+        return open_mysql_maintainer(options);
+    }
+    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
+        return open_mysql_admin(options);
+    }
 };
 
 }  // namespace
 
-const Backend& mysql_queue_backend() {
-    static const MySqlQueueBackend backend;
-    return backend;
-}
+const Backend& mysql_queue_backend() { return the_backend<MySqlQueueBackend>(); }
 
 }  // namespace rowpump

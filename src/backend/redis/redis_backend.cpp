@@ -1,5 +1,6 @@
 #include "backend/redis/redis_backend.hpp"
 
+#include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_writers.hpp"
@@ -12,12 +13,11 @@ namespace {
 
 class RedisBackend final : public Backend {
 public:
-    std::string_view form() const override { return "redis://[user:pass@]host:port/db"; }
-    std::string_view what() const override { return "a Redis server"; }
-    BackendTraits traits() const override {
-        return {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true};
-    }
-    std::string_view queue_meaning() const override { return "the Redis list name, also the prefix of its other keys"; }
+    RedisBackend()
+        : Backend({.form = "redis://[user:pass@]host:port/db",
+                   .what = "a Redis server",
+                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .queue_meaning = "the Redis list name, also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { sink_redis_options(spec); }
 
@@ -34,13 +34,26 @@ public:
         redis::check_state_prefix(definition.state_prefix);
         return open_redis_job_store(spec, definition);
     }
+
+    QueueSource parse_source(const QueueSource& source) const override {
+        QueueSource typed = source;
+        typed.connection = source_redis_options(source);
+        return typed;
+    }
+    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
+        return open_redis_consumer(options, worker);
+    }
+    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                     std::vector<std::string> consumers) const override {
+        return open_redis_maintainer(options, std::move(consumers));
+    }
+    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
+        return open_redis_admin(options);
+    }
 };
 
 }  // namespace
 
-const Backend& redis_backend() {
-    static const RedisBackend backend;
-    return backend;
-}
+const Backend& redis_backend() { return the_backend<RedisBackend>(); }
 
 }  // namespace rowpump

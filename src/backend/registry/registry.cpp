@@ -1,6 +1,7 @@
 // The registry of queue backends, keyed by URI scheme: the one place that knows which backends exist.
 #include <array>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "backend/registry/registry.hpp"
@@ -68,6 +69,34 @@ const Backend& backend_for(const SinkSpec& spec) {
     if (spec.mysql_target) return mysql_queue_backend();
     return backend_for_uri(spec.uri, TargetRole::sink);
 }
+
+const Backend& backend_for(const QueueSource& source) {
+    if (std::holds_alternative<RedisOptions>(source.connection)) return redis_backend();
+    if (std::holds_alternative<MySqlOptions>(source.connection)) return mysql_queue_backend();
+    return backend_for_uri(source.url, TargetRole::queue_source);
+}
+
+QueueSource typed_source(const QueueSource& source) { return backend_for(source).parse_source(source); }
+
+namespace {
+
+[[noreturn]] void holds_no_queue(const Backend& backend) {
+    throw UsageError(std::string(backend.what()) + " holds no queue to consume from");
+}
+
+}  // namespace
+
+QueueSource Backend::parse_source(const QueueSource&) const { holds_no_queue(*this); }
+
+std::unique_ptr<QueueConsumer> Backend::open_consumer(const ConsumerOptions&, std::size_t) const {
+    holds_no_queue(*this);
+}
+
+std::unique_ptr<QueueMaintainer> Backend::open_maintainer(const ConsumerOptions&, std::vector<std::string>) const {
+    holds_no_queue(*this);
+}
+
+std::unique_ptr<QueueAdmin> Backend::open_admin(const ConsumerOptions&) const { holds_no_queue(*this); }
 
 std::unique_ptr<JobStore> Backend::open_job_store(const SinkSpec&, const JobDefinition&) const {
     throw UsageError("a job id needs a redis:// or mysql:// sink: the job's checkpoints are stored beside the "

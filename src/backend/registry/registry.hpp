@@ -17,6 +17,11 @@ const Backend& backend_for(const SinkSpec& spec);
 // The backend a URI's scheme names, for `role`; reads the scheme only. Throws UsageError as above.
 const Backend& backend_for_uri(const std::string& uri, TargetRole role);
 
+// The backend of a queue source: its typed connection, else its URL's scheme (TargetRole::queue_source).
+const Backend& backend_for(const QueueSource& source);
+// The source with its connection typed by its backend (Backend::parse_source). Throws UsageError.
+QueueSource typed_source(const QueueSource& source);
+
 // make_sink()'s checks, before a run has passed its own: a file is not opened (so not truncated), a server
 // is reached and its queue checked.
 void check_sink(const SinkSpec& spec);

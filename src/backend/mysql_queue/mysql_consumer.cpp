@@ -1,10 +1,11 @@
-#include "queue/queue_consumer.hpp"
-
+// A worker's consumer and the reaper of the MySQL queue table (backend/mysql_queue/mysql_consumers.hpp).
 #include <algorithm>
-#include <cstdint>
+#include <string>
 #include <thread>
+#include <variant>
 
-#include "fnv1a.hpp"
+#include "backend/mysql_queue/mysql_consumers.hpp"
+#include "log.hpp"
 
 namespace rowpump {
 
@@ -12,9 +13,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-
-// 32 bits of FNV-1a: enough to match the log lines about one task, and not its content.
-std::string payload_fingerprint(const std::string& payload) { return fnv1a_32_hex(payload); }
 
 class MySqlConsumer final : public QueueConsumer {
 public:
@@ -36,6 +34,7 @@ public:
         return tasks;
     }
     void ack(const Task& task) override { queue_.ack(task); }
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
     std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
@@ -66,45 +65,57 @@ private:
     milliseconds idle_pause_ = first_idle_pause;
 };
 
-class RedisConsumer final : public QueueConsumer {
+class MySqlMaintainer final : public QueueMaintainer {
 public:
-    RedisConsumer(const RedisOptions& redis, RedisQueueOptions queue, milliseconds heartbeat_timeout)
-        : queue_(redis, std::move(queue)), heartbeat_timeout_(heartbeat_timeout) {}
+    MySqlMaintainer(const MySqlOptions& mysql, MySqlQueueOptions queue, milliseconds claim_timeout,
+                    milliseconds reap_interval)
+        : name_(queue.table),
+          queue_(mysql, std::move(queue)),
+          claim_timeout_(claim_timeout),
+          reap_interval_(reap_interval) {}
 
-    std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
-    void ack(const Task& task) override { queue_.ack(task); }
-    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
-    FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
-    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
-        return queue_.fail(task, error, policy);
+    ReapResult tick() override {
+        if (reap_interval_.count() == 0 || steady_clock::now() < next_reap_) return {};
+        const ReapResult reaped = queue_.reap(claim_timeout_);
+        if (reaped.released + reaped.dead > 0)
+            log().warn("queue {}: took back {} lost claim(s): {} ready again, {} dead (crashed too often)", name_,
+                       reaped.released + reaped.dead, reaped.released, reaped.dead);
+        next_reap_ = steady_clock::now() + reap_interval_;
+        return reaped;
     }
-    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
-    Backlog backlog() override { return queue_.backlog(heartbeat_timeout_); }
-    ReapResult reap() override { return queue_.reap(heartbeat_timeout_); }
-    void heartbeat() override {}
-    void leave() override { queue_.leave(); }
-    // A Redis task is its payload, which is the user's data: a fingerprint of it tells repeated failures
-    // of one task apart from failures of many, without showing it.
-    std::string describe(const Task& task) const override {
-        return "task #" + payload_fingerprint(task.payload) + " (" + std::to_string(task.payload.size()) + " bytes)";
-    }
-    std::string name() const override { return queue_.consumer(); }
 
 private:
-    RedisQueue queue_;
-    milliseconds heartbeat_timeout_;
+    std::string name_;
+    MySqlQueue queue_;
+    milliseconds claim_timeout_;
+    milliseconds reap_interval_;
+    steady_clock::time_point next_reap_ = steady_clock::now();
 };
 
 }  // namespace
 
-std::unique_ptr<QueueConsumer> open_mysql_consumer(const MySqlOptions& mysql, MySqlQueueOptions queue,
-                                                   milliseconds claim_timeout) {
-    return std::make_unique<MySqlConsumer>(mysql, std::move(queue), claim_timeout);
+MySqlOptions consumer_mysql_options(const QueueSource& source) {
+    if (const auto* typed = std::get_if<MySqlOptions>(&source.connection)) return *typed;
+    return MySqlOptions::from_url(source.url);
 }
 
-std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisOptions& redis, RedisQueueOptions queue,
-                                                   milliseconds heartbeat_timeout) {
-    return std::make_unique<RedisConsumer>(redis, std::move(queue), heartbeat_timeout);
+MySqlQueueOptions consumer_queue_options(const ConsumerOptions& options) {
+    MySqlQueueOptions queue;
+    queue.table = options.source.queue;
+    queue.claim_mode = options.claim_mode;
+    queue.retry = options.retry;
+    queue.max_crashes = options.max_crashes;
+    return queue;
+}
+
+std::unique_ptr<QueueConsumer> open_mysql_consumer(const ConsumerOptions& options) {
+    return std::make_unique<MySqlConsumer>(consumer_mysql_options(options.source), consumer_queue_options(options),
+                                           options.claim_timeout);
+}
+
+std::unique_ptr<QueueMaintainer> open_mysql_maintainer(const ConsumerOptions& options) {
+    return std::make_unique<MySqlMaintainer>(consumer_mysql_options(options.source), consumer_queue_options(options),
+                                             options.claim_timeout, options.reap_interval);
 }
 
 }  // namespace rowpump

@@ -1,0 +1,136 @@
+// A worker's consumer and the maintenance of a Redis queue (backend/redis/redis_consumers.hpp).
+#include <algorithm>
+#include <variant>
+
+#include "backend/redis/redis_consumers.hpp"
+#include "fnv1a.hpp"
+#include "log.hpp"
+
+namespace rowpump {
+
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// Delayed tasks are promoted this often, which bounds how late past its due time a task is delivered.
+constexpr milliseconds promote_interval{200};
+
+// Heartbeats go out three times per timeout, so one late beat never expires a live consumer.
+milliseconds heartbeat_interval(milliseconds heartbeat_timeout) {
+    return std::clamp(heartbeat_timeout / 3, milliseconds(100), milliseconds(5000));
+}
+
+class RedisConsumer final : public QueueConsumer {
+public:
+    RedisConsumer(const RedisOptions& redis, RedisQueueOptions queue, milliseconds heartbeat_timeout)
+        : queue_(redis, std::move(queue)), heartbeat_timeout_(heartbeat_timeout) {}
+
+    std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
+    void ack(const Task& task) override { queue_.ack(task); }
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
+    FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
+    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
+        return queue_.fail(task, error, policy);
+    }
+    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
+    Backlog backlog() override { return queue_.backlog(heartbeat_timeout_); }
+    ReapResult reap() override { return queue_.reap(heartbeat_timeout_); }
+    void heartbeat() override {}
+    void leave() override { queue_.leave(); }
+    // A Redis task is its payload, which is the user's data: a fingerprint of it (32 bits of FNV-1a) tells
+    // repeated failures of one task apart from failures of many, without showing it.
+    std::string describe(const Task& task) const override {
+        return "task #" + fnv1a_32_hex(task.payload) + " (" + std::to_string(task.payload.size()) + " bytes)";
+    }
+    std::string name() const override { return queue_.consumer(); }
+
+private:
+    RedisQueue queue_;
+    milliseconds heartbeat_timeout_;
+};
+
+class RedisMaintainer final : public QueueMaintainer {
+public:
+    RedisMaintainer(const RedisOptions& redis, RedisQueueOptions queue, std::vector<std::string> consumers,
+                    milliseconds heartbeat_timeout, milliseconds reap_interval)
+        : name_(queue.queue),
+          queue_(redis, std::move(queue)),
+          consumers_(std::move(consumers)),
+          heartbeat_timeout_(heartbeat_timeout),
+          heartbeat_interval_(heartbeat_interval(heartbeat_timeout)),
+          reap_interval_(reap_interval) {}
+
+    ReapResult tick() override {
+        const auto now = steady_clock::now();
+        ReapResult reaped;
+        if (now >= next_beat_) {
+            queue_.heartbeat(consumers_);
+            next_beat_ = now + heartbeat_interval_;
+        }
+        if (now >= next_promote_) {
+            queue_.promote();
+            next_promote_ = now + promote_interval;
+        }
+        if (reap_interval_.count() > 0 && now >= next_reap_) {
+            reaped = queue_.reap(heartbeat_timeout_);
+            if (reaped.released + reaped.dead > 0)
+                log().warn("queue {}: recovered {} task(s) of silent consumers: {} ready again, {} dead", name_,
+                           reaped.released + reaped.dead, reaped.released, reaped.dead);
+            next_reap_ = now + reap_interval_;
+        }
+        return reaped;
+    }
+
+private:
+    std::string name_;
+    RedisQueue queue_;
+    std::vector<std::string> consumers_;
+    milliseconds heartbeat_timeout_;
+    milliseconds heartbeat_interval_;
+    milliseconds reap_interval_;
+    steady_clock::time_point next_beat_ = steady_clock::now();
+    steady_clock::time_point next_promote_ = steady_clock::now();
+    steady_clock::time_point next_reap_ = steady_clock::now();
+};
+
+}  // namespace
+
+RedisOptions source_redis_options(const QueueSource& source) {
+    if (const auto* typed = std::get_if<RedisOptions>(&source.connection)) return *typed;
+    return RedisOptions::from_url(source.url);
+}
+
+RedisOptions consumer_redis_options(const ConsumerOptions& options) {
+    RedisOptions redis = source_redis_options(options.source);
+    if (redis.stop == nullptr) redis.stop = options.stop;
+    return redis;
+}
+
+RedisQueueOptions consumer_queue_options(const ConsumerOptions& options, const std::size_t* worker) {
+    RedisQueueOptions queue;
+    queue.queue = options.source.queue;
+    queue.priority_lists = options.priority_lists;
+    queue.list_key = options.list_key;
+    queue.delayed_key = options.delayed_key;
+    queue.delay_score = options.delay_score;
+    queue.return_list = options.return_list;
+    queue.consumer = options.consumer;
+    if (worker && !queue.consumer.empty()) queue.consumer += ":" + std::to_string(*worker);
+    queue.retry = options.retry;
+    queue.poll_interval = options.poll_interval;
+    return queue;
+}
+
+std::unique_ptr<QueueConsumer> open_redis_consumer(const ConsumerOptions& options, std::size_t worker) {
+    return std::make_unique<RedisConsumer>(consumer_redis_options(options), consumer_queue_options(options, &worker),
+                                           options.heartbeat_timeout);
+}
+
+std::unique_ptr<QueueMaintainer> open_redis_maintainer(const ConsumerOptions& options,
+                                                       std::vector<std::string> consumers) {
+    return std::make_unique<RedisMaintainer>(consumer_redis_options(options), consumer_queue_options(options, nullptr),
+                                             std::move(consumers), options.heartbeat_timeout, options.reap_interval);
+}
+
+}  // namespace rowpump
