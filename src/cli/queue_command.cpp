@@ -100,8 +100,8 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
         ->check(whole_number(1, 10'000))
         ->needs(pipe);
     command->add_option("--task-timeout", options.task_timeout_seconds,
-                        "With --pipe: seconds a handler may take for one task (counted from its previous answer) "
-                        "before it is killed and restarted; 0: no limit")
+                        "With --pipe: seconds a handler may take for one task (counted from its previous answer; a new "
+                        "handler's first answer gets 5 s more) before it is killed and restarted; 0: no limit")
         ->check(real_number(0, max_flag_seconds))
         ->needs(pipe);
     command->add_option("--concurrency", options.concurrency, "Worker threads, each with its own connection")

@@ -22,6 +22,9 @@ using std::chrono::milliseconds;
 constexpr std::size_t longest_result_line = 64 * 1024;
 // How often a long batch renews its tasks' claims (TaskContext::heartbeat).
 constexpr milliseconds heartbeat_interval{1000};
+// What a new handler's first answer may take beyond the task timeout: its own start-up (an interpreter,
+// its imports, a connection to its database).
+constexpr milliseconds start_up_allowance{5000};
 // How long a handler that was killed, or whose output ended, gets to be reaped.
 constexpr milliseconds reap_wait{2000};
 
@@ -77,7 +80,7 @@ bool HandlerProcess::run(const std::vector<TaskContext>& tasks, std::vector<Task
     input_.clear();
     for (const TaskContext& task : tasks) append_task_line(task, input_);
     std::size_t written = 0, next = 0;
-    auto deadline = Clock::now() + options_.task_timeout;
+    auto deadline = Clock::now() + options_.task_timeout + (answered_ == 0 ? start_up_allowance : milliseconds(0));
     auto next_beat = Clock::now() + heartbeat_interval;
     bool exited = false;
     while (next < tasks.size()) {

@@ -13,7 +13,8 @@ namespace rowpump::handler {
 
 struct PipeOptions {
     std::string command;
-    // A task whose result takes longer than this, counted from the previous task's result, is a fault.
+    // A task whose result takes longer than this, counted from the previous task's result, is a fault (a new
+    // process's first result gets 5 s more, for its start-up).
     std::chrono::milliseconds task_timeout{std::chrono::minutes(5)};
     std::vector<std::string> environment;  // "NAME=value" added for the process
 };
