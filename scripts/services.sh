@@ -7,6 +7,7 @@
 #   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
 #   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
+#   scripts/services.sh start-redis-cluster | stop-redis-cluster   only the Redis Cluster (6 nodes, 6501-6506)
 #
 # The replica is a second mariadbd that replicates from the first through its binary log, for the tests of
 # the replica-lag throttle (they stop its SQL thread). It starts from the first one's schema, not its rows.
@@ -373,6 +374,7 @@ print_env() {
   if replica_pid >/dev/null; then
     echo "export ROWPUMP_REPLICA_URL=mysql://$db_user@127.0.0.1:$replica_port/$db_name"
   fi
+  print_redis_cluster_env
 }
 
 status() {
@@ -395,6 +397,7 @@ status() {
     echo "redis: stopped"
   fi
   tls_mariadb_status || running=$((running - 1))
+  redis_cluster_status || running=$((running - 1))
   (( running == 2 )) || return 3
 }
 
@@ -408,6 +411,8 @@ close_inherited_fds() {
   done
 }
 
+source "$root/scripts/services/redis_cluster.sh"
+
 case "${1:-}" in
   start)
     close_inherited_fds
@@ -415,6 +420,7 @@ case "${1:-}" in
     start_replica
     start_redis
     start_tls_mariadb
+    start_redis_cluster
     print_env
     ;;
   stop)
@@ -422,7 +428,10 @@ case "${1:-}" in
     stop_server MariaDB mariadb_pid "$mariadb_log"
     stop_server Redis redis_pid "$redis_log"
     stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
+    stop_redis_cluster
     ;;
+  start-redis-cluster) close_inherited_fds; start_redis_cluster; print_redis_cluster_env ;;
+  stop-redis-cluster) stop_redis_cluster ;;
   start-tls) close_inherited_fds; start_tls_mariadb ;;
   status) status ;;
   env) print_env ;;

@@ -5,6 +5,7 @@
 #include "cli/job_runner.hpp"
 #include "cli/schema_flags.hpp"
 #include "config/option_checks.hpp"
+#include "config/option_error.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -25,17 +26,6 @@ CLI::Validator job_id_text() {
         "ID");
 }
 
-// docs/payloads-and-names.md: payload templates, big numbers, and the Redis names consumers expect.
-void add_payload_and_name_options(CLI::App& command, BackfillOptions& options) {
-    add_schema_option(command, OptionId::payload_template, options.payload_template);
-    add_schema_option(command, OptionId::big_numbers, options.big_numbers);
-    add_schema_option(command, OptionId::list_key, options.list_key);
-    add_schema_option(command, OptionId::delayed_key, options.delayed_key);
-    add_schema_option(command, OptionId::delay_score, options.delay_score);
-    add_schema_option(command, OptionId::delayed_members, options.delayed_members);
-    add_schema_option(command, OptionId::state_prefix, options.state_prefix);
-}
-
 }  // namespace
 
 CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
@@ -52,37 +42,29 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
         "      (jobs that Sidekiq runs; --format celery --task NAME for Celery: docs/worker-formats.md)\n"
         "Ctrl-C stops cleanly (exit 3); the summary says where each range stopped.");
     add_source_options(*command, options.source);
-    add_schema_option(*command, OptionId::partitions, options.partitions);
-    add_schema_option(*command, OptionId::partition_strategy, options.partition_strategy);
-    add_schema_option(*command, OptionId::workers, options.workers);
-    add_schema_option(*command, OptionId::sink, options.sink);
-    add_schema_option(*command, OptionId::overwrite, options.overwrite);
-    add_schema_option(*command, OptionId::queue, options.queue);
-    add_schema_option(*command, OptionId::push, options.push);
-    add_schema_option(*command, OptionId::format, options.format);
-    add_schema_option(*command, OptionId::job_class, options.job_class);
-    add_schema_option(*command, OptionId::task, options.task);
-    add_schema_option(*command, OptionId::sidekiq_timestamps, options.sidekiq_timestamps);
-    add_payload_and_name_options(*command, options);
+    using enum OptionId;
+    add_schema_options(*command, {{partitions, options.partitions}, {partition_strategy, options.partition_strategy},
+                                  {workers, options.workers}, {sink, options.sink}, {overwrite, options.overwrite},
+                                  {queue, options.queue}, {push, options.push}, {format, options.format},
+                                  {job_class, options.job_class}, {task, options.task},
+                                  {sidekiq_timestamps, options.sidekiq_timestamps},
+                                  // docs/payloads-and-names.md: payload templates, big numbers, and the Redis
+                                  // names consumers expect
+                                  {payload_template, options.payload_template}, {big_numbers, options.big_numbers},
+                                  {list_key, options.list_key}, {delayed_key, options.delayed_key},
+                                  {delay_score, options.delay_score}, {delayed_members, options.delayed_members},
+                                  {state_prefix, options.state_prefix}});
     add_encoding_flags(*command, options.encoding);
-    add_schema_option(*command, OptionId::priority_column, options.priority_column);
-    add_schema_option(*command, OptionId::priority, options.priority_levels);
-    add_schema_option(*command, OptionId::delay, options.delay_seconds);
-    add_schema_option(*command, OptionId::due_column, options.due_column);
-    add_schema_option(*command, OptionId::rate, options.rate);
-    add_schema_option(*command, OptionId::high_water, options.high_water);
+    add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
+                                  {delay, options.delay_seconds}, {due_column, options.due_column},
+                                  {rate, options.rate}, {high_water, options.high_water}});
     add_throttle_flags(*command, options.throttle);
-    add_schema_option(*command, OptionId::page_time_ms, options.page_time_ms);
-    add_schema_option(*command, OptionId::max_page_size, options.max_page_size);
-    add_schema_option(*command, OptionId::job_id, options.job_id)->check(job_id_text());
-    add_schema_option(*command, OptionId::resume, options.resume);
-    add_schema_option(*command, OptionId::follow, options.follow);
-    add_schema_option(*command, OptionId::consistent_snapshot, options.consistent_snapshot);
-    add_schema_option(*command, OptionId::lease_timeout, options.lease_timeout_seconds);
-    command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
-    command->add_option("--summary-json", options.summary_json,
-                        "Also write the summary as JSON to this file (checked before the run starts; if it cannot be "
-                        "written at the end, the run exits 1 and says that the rows were written)");
+    add_schema_options(*command, {{page_time_ms, options.page_time_ms}, {max_page_size, options.max_page_size}});
+    add_schema_option(*command, job_id, options.job_id)->check(job_id_text());
+    add_schema_options(*command, {{resume, options.resume}, {follow, options.follow},
+                                  {consistent_snapshot, options.consistent_snapshot},
+                                  {lease_timeout, options.lease_timeout_seconds}, {dry_run, options.dry_run},
+                                  {summary_json, options.summary_json}});
     return command;
 }
 
@@ -94,9 +76,11 @@ std::size_t max_page_size(const BackfillOptions& options) {
     const std::size_t page_size = options.source.page_size;
     if (!options.max_page_size) return std::max(default_max_page_size, page_size);
     if (options.max_page_size < page_size)
-        throw UsageError("--max-page-size " + std::to_string(options.max_page_size) + " is below --page-size " +
-                         std::to_string(page_size) + ": give a --max-page-size of at least " +
-                         std::to_string(page_size) + ", or a smaller --page-size");
+        throw config::OptionError({OptionId::max_page_size, " " + std::to_string(options.max_page_size) + " is below ",
+                                   OptionId::page_size, " " + std::to_string(page_size) + ": give a ",
+                                   OptionId::max_page_size, " of at least " + std::to_string(page_size) +
+                                                                ", or a smaller ",
+                                   OptionId::page_size});
     return options.max_page_size;
 }
 

@@ -5,8 +5,7 @@
 namespace rowpump::cli {
 
 void add_encoding_flags(CLI::App& command, EncodingFlags& flags) {
-    add_schema_option(command, OptionId::csv_null, flags.csv_null);
-    add_schema_option(command, OptionId::json_columns, flags.json_columns);
+    add_schema_options(command, {{OptionId::csv_null, flags.csv_null}, {OptionId::json_columns, flags.json_columns}});
 }
 
 void apply_encoding_flags(const EncodingFlags& flags, PayloadOptions& payload) {

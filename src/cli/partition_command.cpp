@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/json_key.hpp"
-#include "cli/number_flags.hpp"
+#include "cli/schema_flags.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
 
@@ -25,20 +25,12 @@ CLI::App* setup_partition(CLI::App& app, PartitionOptions& options) {
     add_source_options(*command, options.source);
     // The shared source flags include how pages are read; partitioning reads keys only, so the paging
     // strategy, page size and column list do not apply, and --strategy names the partitioner here.
-    for (const char* unused : {"--strategy", "--page-size", "--columns"}) command->remove_option(command->get_option(unused));
-    command->add_option("--partitions", options.partitions, "Number of ranges (fewer when the table has fewer rows)")
-        ->required()
-        ->check(whole_number(1, 1'000'000));
-    command->add_option("--strategy", options.strategy,
-                        "balanced (default): about equal rows per range, any key. A key that starts with an integer, "
-                        "a date or datetime, or text, on a table of more than 100,000 rows and without --where, is "
-                        "planned from index "
-                        "estimates (a fraction of a percent of the rows read); otherwise the key's index is read to "
-                        "place the boundaries: (2N-1)/N times the rows up to 10M rows or with --where, about once "
-                        "above. minmax: equal key widths between the lowest and highest key, a single integer key, "
-                        "instant. The last line says how the plan was made")
-        ->check(CLI::IsMember({"balanced", "minmax"}));
-    command->add_flag("--json", options.json, "Print a JSON array of {lo, hi, estimated_rows}; open bounds are null");
+    using enum OptionId;
+    for (OptionId unused : {strategy, page_size, columns})
+        command->remove_option(command->get_option(config::option(unused).cli));
+    add_schema_options(*command, {{plan_partitions, options.partitions, required},
+                                  {plan_strategy, options.strategy},
+                                  {plan_json, options.json}});
     return command;
 }
 
@@ -98,9 +90,8 @@ std::string as_table(const PartitionPlan& plan, std::uint64_t null_key_rows) {
 
 int run_partition(const PartitionOptions& options) {
     const MySqlOptions mysql = options.source.mysql();
-    const PartitionStrategy strategy = parse_partition_strategy(options.strategy);
     const ReadPlan plan = plan_read(mysql, options.source.read_spec());
-    const PartitionPlan partitions = plan_partitions(mysql, plan, options.partitions, strategy);
+    const PartitionPlan partitions = plan_partitions(mysql, plan, options.partitions, options.strategy);
     const std::string out = options.json ? as_json(partitions) : as_table(partitions, plan.null_key_rows);
     if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
         throw Error("cannot write to standard output");

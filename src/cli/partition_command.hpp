@@ -7,13 +7,14 @@
 #include <string>
 
 #include "cli/source_options.hpp"
+#include "rowpump/partition.hpp"
 
 namespace rowpump::cli {
 
 struct PartitionOptions {
     SourceOptions source;
     std::size_t partitions = 0;  // required: the number of ranges wanted (fewer when the table is smaller)
-    std::string strategy = "balanced";
+    PartitionStrategy strategy = PartitionStrategy::balanced;
     bool json = false;  // a JSON array of {lo, hi, estimated_rows} instead of a text table
 };
 

@@ -14,6 +14,8 @@
 
 namespace rowpump::cli {
 
+using config::OptionId;
+
 namespace {
 
 void print_line(const std::string& text) { std::printf("%s\n", text.c_str()); }
@@ -166,7 +168,7 @@ int run_queue_promote(const QueueOptions& options) {
 
 int run_queue_purge(const QueueOptions& options) {
     const auto admin = open_admin(consumer_options(options));
-    const auto older_than = flag_milliseconds(options.older_than_seconds, "--older-than");
+    const auto older_than = flag_milliseconds(options.older_than_seconds, OptionId::older_than);
     const auto deleted = admin->purge(std::chrono::duration_cast<std::chrono::seconds>(older_than), options.purge_batch);
     print_line("deleted " + std::to_string(deleted));
     return 0;

@@ -1,6 +1,5 @@
 #include "cli/queue_command.hpp"
 
-#include "cli/number_flags.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/schema_flags.hpp"
 #include "rowpump/options.hpp"
@@ -10,52 +9,28 @@ namespace rowpump::cli {
 
 namespace {
 
-// The names and score unit the producer was given (backfill --list-key, ...), so this side finds its keys.
-void add_redis_name_options(CLI::App& command, QueueOptions& options) {
-    add_schema_option(command, OptionId::list_key, options.list_key);
-    add_schema_option(command, OptionId::delayed_key, options.delayed_key);
-    add_schema_option(command, OptionId::delay_score, options.delay_score);
-}
-
-// Every subcommand names its queue the same way.
+// Every subcommand names its queue the same way; the Redis names and score unit are the producer's
+// (backfill --list-key, ...), so that this side finds its keys.
 void add_queue_options(CLI::App& command, QueueOptions& options) {
-    command.add_option("--source", options.source,
-                       "Queue URI: mysql://user@host:port/db (or mariadb://; queue table in that database) or "
-                       "redis://host:port/db; a password may come from $ROWPUMP_MYSQL_PASSWORD / "
-                       "$ROWPUMP_REDIS_PASSWORD (or their _FILE forms) instead of the URI")
-        ->envname("ROWPUMP_QUEUE_SOURCE");
-    command.add_option("--queue", options.queue, "MySQL queue table, or Redis queue name (key prefix)")->required();
-    command.add_option("--priority-lists", options.priority_lists,
-                       "Redis: priority list names, highest first (read from <queue>:p:<name>, then <queue>)")
-        ->delimiter(',');
-    command.add_option("--return-to", options.return_list,
-                       "Redis: priority list that retried, promoted and recovered tasks go to (default: <queue>)");
-    add_redis_name_options(command, options);
+    using enum OptionId;
+    add_schema_options(command, {{queue_source, options.source}, {queue_name, options.queue, required},
+                                 {priority_lists, options.priority_lists}, {return_to, options.return_list},
+                                 {list_key, options.list_key}, {delayed_key, options.delayed_key},
+                                 {delay_score, options.delay_score}});
     // The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
     add_timeout_flags(command, options.timeouts);
 }
 
 void add_retry_options(CLI::App& command, QueueOptions& options) {
-    command.add_option("--max-attempts", options.max_attempts, "A task that fails this many times is dead")
-        ->check(whole_number(1, 1'000'000));
-    command.add_option("--backoff", options.backoff_seconds,
-                       "Seconds before the first retry; doubles with each failure, with jitter")
-        ->check(real_number(0, max_flag_seconds));
-    command.add_option("--backoff-cap", options.backoff_cap_seconds, "Longest wait before a retry, seconds")
-        ->check(real_number(0, max_flag_seconds));
-    command.add_option("--max-crashes", options.max_crashes,
-                       "MySQL: a task whose claim is taken back this many times (its consumer died or stalled) is dead")
-        ->check(whole_number(1, 1'000'000));
+    using enum OptionId;
+    add_schema_options(command, {{max_attempts, options.max_attempts}, {backoff, options.backoff_seconds},
+                                 {backoff_cap, options.backoff_cap_seconds}, {max_crashes, options.max_crashes}});
 }
 
 void add_claim_timeout(CLI::App& command, QueueOptions& options) {
-    command.add_option("--claim-timeout", options.claim_timeout_seconds,
-                       "MySQL: a claim older than this many seconds is taken back even though its connection lives "
-                       "(running tasks renew theirs)")
-        ->check(real_number(0, max_flag_seconds));
-    command.add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
-                       "Redis: a consumer silent this many seconds is taken for dead and its tasks recovered")
-        ->check(real_number(0, max_flag_seconds));
+    using enum OptionId;
+    add_schema_options(command, {{claim_timeout, options.claim_timeout_seconds},
+                                 {heartbeat_timeout, options.heartbeat_timeout_seconds}});
 }
 
 void setup_consume(CLI::App& queue, QueueOptions& options) {
@@ -85,56 +60,23 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
         "  rowpump queue consume --source redis://127.0.0.1:6379/0 --queue mail --priority-lists high,low \\\n"
         "      --exec 'php send.php' --batch 10 --max-attempts 8");
     add_queue_options(*command, options);
-    auto* exec = command->add_option("--exec", options.exec, "Command to run per task (payload on stdin)");
-    auto* pipe = command->add_option("--pipe", options.pipe, "Persistent handler command, fed one task line at a time "
-                                                              "on stdin, answering one result line per task");
-    exec->excludes(pipe);
-    command->add_option("--exec-batch", options.exec_batch,
-                        "With --exec: one process per N tasks, given as task lines on stdin; its exit status "
-                        "acknowledges or fails them all")
-        ->check(whole_number(1, 10'000))
-        ->needs(exec);
-    command->add_option("--inflight", options.inflight,
-                        "With --pipe: tasks a worker claims together and hands to its handler before the first "
-                        "answer comes back")
-        ->check(whole_number(1, 10'000))
-        ->needs(pipe);
-    command->add_option("--task-timeout", options.task_timeout_seconds,
-                        "With --pipe: seconds a handler may take for one task (counted from its previous answer; a new "
-                        "handler's first answer gets 5 s more) before it is killed and restarted; 0: no limit")
-        ->check(real_number(0, max_flag_seconds))
-        ->needs(pipe);
-    command->add_option("--concurrency", options.concurrency, "Worker threads, each with its own connection")
-        ->check(whole_number(1, 256));
-    command->add_option("--batch", options.batch, "Tasks claimed at a time per worker")
-        ->check(whole_number(1, 10'000))
-        ->excludes(pipe);
-    command->add_option("--claim-mode", options.claim_mode,
-                        "MySQL claims: skip-locked (default: claimers never wait for each other) or "
-                        "update-then-select (no transaction; the faster one in bench/results/queue.md)")
-        ->check(CLI::IsMember({"skip-locked", "update-then-select"}));
+    using enum OptionId;
+    // A worker runs tasks one way: a process per task (--exec, or per N tasks with --exec-batch) or a persistent
+    // handler (--pipe, with its own --inflight and --task-timeout, and no --batch: --inflight is its batch).
+    auto* exec_flag = add_schema_option(*command, exec, options.exec);
+    auto* pipe_flag = add_schema_option(*command, pipe, options.pipe);
+    exec_flag->excludes(pipe_flag);
+    add_schema_option(*command, exec_batch, options.exec_batch)->needs(exec_flag);
+    add_schema_option(*command, inflight, options.inflight)->needs(pipe_flag);
+    add_schema_option(*command, task_timeout, options.task_timeout_seconds)->needs(pipe_flag);
+    add_schema_options(*command, {{concurrency, options.concurrency}});
+    add_schema_option(*command, batch, options.batch)->excludes(pipe_flag);
+    add_schema_options(*command, {{claim_mode, options.claim_mode}});
     add_retry_options(*command, options);
     add_claim_timeout(*command, options);
-    command->add_option("--reap-interval", options.reap_interval_seconds,
-                        "Seconds between reaper (MySQL) or recovery (Redis) passes; 0: none")
-        ->check(real_number(0, max_flag_seconds));
-    command->add_option("--poll", options.poll_seconds,
-                        "Redis with priority lists: seconds a blocked worker waits on the first list before looking "
-                        "at the others")
-        ->check(real_number(0, max_flag_seconds));
-    command->add_option("--consumer", options.consumer,
-                        "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed "
-                        "predecessor held at once (default: <host>:<pid>)");
-    command->add_option("--http", options.http,
-                        "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, "
-                        "in flight, durations");
-    command->add_flag("--until-empty", options.until_empty,
-                      "Stop once no task is ready, held by any consumer or waiting out a retry delay: failed tasks "
-                      "are waited for (sleeping until the next is due) and run again; tasks of consumers that are "
-                      "gone (MySQL: connection gone; Redis: heartbeat older than --heartbeat-timeout) are taken "
-                      "back and run; live consumers' tasks are waited for. Tasks delayed by their producer and not "
-                      "due yet are left; their count is logged. Exit 0, or 4 when tasks went dead on the way (the "
-                      "last line counts them)");
+    add_schema_options(*command, {{reap_interval, options.reap_interval_seconds}, {poll, options.poll_seconds},
+                                  {consumer, options.consumer}, {metrics_http, options.http},
+                                  {until_empty, options.until_empty}});
 }
 
 }  // namespace
@@ -154,16 +96,9 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
 
     auto* stats = queue->add_subcommand("stats", "Tasks by state, oldest waiting task, who holds what");
     add_queue_options(*stats, options);
-    stats->add_flag("--json", options.json, "Print JSON (the same as --format json)");
-    stats->add_option("--format", options.stats_format,
-                      "text, json, or prometheus: the Prometheus text format, under the names Sidekiq's and Celery's "
-                      "exporters use (sidekiq_queue_enqueued_jobs, sidekiq_queue_latency_seconds, celery_queue_length, "
-                      "...) and rowpump_queue_tasks{state} for every state")
-        ->check(CLI::IsMember({"text", "json", "prometheus"}));
-    stats->add_flag("--exact", options.exact, "MySQL: count every row (default: stop at 10 million per state)");
-    stats->add_option("--heartbeat-timeout", options.heartbeat_timeout_seconds,
-                      "Redis: a consumer silent this many seconds is shown as expired")
-        ->check(real_number(0, max_flag_seconds));
+    add_schema_options(*stats, {{OptionId::stats_json, options.json}, {OptionId::stats_format, options.stats_format},
+                                {OptionId::exact, options.exact},
+                                {OptionId::stats_heartbeat_timeout, options.heartbeat_timeout_seconds}});
 
     setup_consume(*queue, options);
 
@@ -177,14 +112,12 @@ CLI::App* setup_queue(CLI::App& app, QueueOptions& options) {
 
     auto* purge = queue->add_subcommand("purge", "MySQL: delete done tasks, 1000 rows per statement");
     add_queue_options(*purge, options);
-    purge->add_option("--older-than", options.older_than_seconds, "Only tasks done at least this many seconds ago")
-        ->check(real_number(0, max_flag_seconds));
-    purge->add_option("--batch", options.purge_batch, "Rows per DELETE")->check(whole_number(1, 100'000));
+    add_schema_options(*purge, {{OptionId::older_than, options.older_than_seconds},
+                                {OptionId::purge_batch, options.purge_batch}});
 
     auto* requeue = queue->add_subcommand("requeue-dead", "Make dead tasks ready again, attempts reset");
     add_queue_options(*requeue, options);
-    requeue->add_option("--limit", options.limit, "At most this many, at least 1 (default: all)")
-        ->check(whole_number(1));
+    add_schema_option(*requeue, OptionId::requeue_limit, options.limit);
     return queue;
 }
 

@@ -32,11 +32,11 @@ struct QueueOptions {
     double task_timeout_seconds = 300;  // --pipe: a result later than this is a fault
     std::size_t concurrency = 1;
     std::size_t batch = 1;
-    std::string claim_mode = "skip-locked";
-    int max_attempts = 5;
+    ClaimMode claim_mode = ClaimMode::skip_locked;
+    std::size_t max_attempts = 5;
     double backoff_seconds = 1;
     double backoff_cap_seconds = 600;
-    int max_crashes = 3;
+    std::size_t max_crashes = 3;
     double claim_timeout_seconds = 300;     // MySQL: a live claim older than this is taken back
     double heartbeat_timeout_seconds = 30;  // Redis: a consumer silent this long is recovered
     double reap_interval_seconds = 5;       // consume: how often the reaper / recovery runs (0: never)
@@ -49,7 +49,7 @@ struct QueueOptions {
     double older_than_seconds = 86400;
     std::size_t purge_batch = 1000;
     // requeue-dead
-    std::uint64_t limit = 0;
+    std::size_t limit = 0;
     // stats
     bool json = false;
     std::string stats_format = "text";  // queue stats --format: text, json or prometheus

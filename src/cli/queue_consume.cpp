@@ -14,6 +14,7 @@
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
 #include "cli/reload_signal.hpp"
+#include "config/option_error.hpp"
 #include "handler/exec_handlers.hpp"
 #include "handler/pipe_handlers.hpp"
 #include "http/http_server.hpp"
@@ -99,7 +100,7 @@ int run_queue_consume(const QueueOptions& options) {
                     return {200, metrics::PrometheusText::content_type, counters.page(options.queue)};
                 return {404, "text/plain", "GET /metrics only\n"};
             },
-            "consumer metrics (/metrics)");
+            "consumer metrics (/metrics)", config::OptionId::metrics_http);
     consumer.on_outcome = [&counters](const TaskContext&, TaskOutcome outcome) { counters.count(metric(outcome)); };
     consumer.on_finished = [&options](const ConsumerReport& report) { write_last_lines(options, report); };
 

@@ -7,6 +7,7 @@
 #include "backend/queue_source.hpp"
 #include "backend/registry/registry.hpp"
 #include "config/option_checks.hpp"
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::cli {
@@ -14,9 +15,9 @@ namespace rowpump::cli {
 using config::OptionId;
 using std::chrono::milliseconds;
 
-milliseconds flag_milliseconds(double seconds, const char* flag) {
+milliseconds flag_milliseconds(double seconds, OptionId flag) {
     if (!(seconds >= 0) || !std::isfinite(seconds))
-        throw UsageError(std::string(flag) + " must be a number of seconds >= 0");
+        throw config::OptionError({flag, " must be a number of seconds >= 0"});
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
 }
 
@@ -25,11 +26,12 @@ namespace {
 // --source, typed by its backend, with --read-timeout, --write-timeout and --retry-budget over the URL's.
 QueueSource queue_source(const QueueOptions& options) {
     if (options.source.empty())
-        throw UsageError("no queue source: pass --source mysql://... or redis://... (or set ROWPUMP_QUEUE_SOURCE)");
+        throw config::OptionError({"no queue source: pass ", OptionId::queue_source, " mysql://... or redis://... (or set " +
+                                   config::option(OptionId::queue_source).env + ")"});
     backend_for_uri(options.source, TargetRole::queue_source);  // an unknown scheme is named before the queue
     QueueSource source = typed_source(QueueSource::from_url(options.source, options.queue));
     options.timeouts.apply(connection_timeouts(source));
-    if (options.queue.empty()) throw UsageError("no queue given: pass --queue NAME");
+    if (options.queue.empty()) throw config::OptionError({"no queue given: pass ", OptionId::queue_name, " NAME"});
     return source;
 }
 
@@ -44,9 +46,9 @@ void check_redis_names(const QueueOptions& options, const Backend& backend) {
 
 RetryPolicy retry_policy(const QueueOptions& options) {
     RetryPolicy policy;
-    policy.max_attempts = options.max_attempts;
-    policy.backoff_base = flag_milliseconds(options.backoff_seconds, "--backoff");
-    policy.backoff_cap = flag_milliseconds(options.backoff_cap_seconds, "--backoff-cap");
+    policy.max_attempts = static_cast<int>(options.max_attempts);
+    policy.backoff_base = flag_milliseconds(options.backoff_seconds, OptionId::backoff);
+    policy.backoff_cap = flag_milliseconds(options.backoff_cap_seconds, OptionId::backoff_cap);
     return policy;
 }
 
@@ -58,29 +60,29 @@ ConsumerOptions consumer_options(const QueueOptions& options) {
     const Backend& backend = backend_for(consumer.source);
     check_redis_names(options, backend);
     consumer.retry = retry_policy(options);
-    consumer.claim_mode =
-        options.claim_mode == "update-then-select" ? ClaimMode::update_then_select : ClaimMode::skip_locked;
-    consumer.max_crashes = options.max_crashes;
+    consumer.claim_mode = options.claim_mode;
+    consumer.max_crashes = static_cast<int>(options.max_crashes);
     consumer.priority_lists = options.priority_lists;
     consumer.list_key = options.list_key;
     consumer.delayed_key = options.delayed_key;
     consumer.delay_score = options.delay_score;
     consumer.return_list = options.return_list;
     consumer.consumer = options.consumer;  // the library adds :<n> per worker
-    consumer.poll_interval = flag_milliseconds(options.poll_seconds, "--poll");
+    consumer.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
     consumer.workers = options.concurrency;
     consumer.batch = options.batch;
     consumer.until_empty = options.until_empty;
     if (backend.traits().claims_expire)
-        consumer.claim_timeout = flag_milliseconds(options.claim_timeout_seconds, "--claim-timeout");
-    consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, "--heartbeat-timeout");
-    consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, "--reap-interval");
+        consumer.claim_timeout = flag_milliseconds(options.claim_timeout_seconds, OptionId::claim_timeout);
+    consumer.heartbeat_timeout = flag_milliseconds(options.heartbeat_timeout_seconds, OptionId::heartbeat_timeout);
+    consumer.reap_interval = flag_milliseconds(options.reap_interval_seconds, OptionId::reap_interval);
     return consumer;
 }
 
 void check_claim_timeout(const ConsumerOptions& consumer) {
     if (backend_for(consumer.source).traits().claims_expire && consumer.claim_timeout.count() == 0)
-        throw UsageError("--claim-timeout must be more than 0 s: every claim would be taken back at once");
+        throw config::OptionError(
+            {OptionId::claim_timeout, " must be more than 0 s: every claim would be taken back at once"});
 }
 
 }  // namespace rowpump::cli

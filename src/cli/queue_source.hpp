@@ -4,12 +4,13 @@
 #include <chrono>
 
 #include "cli/queue_command.hpp"
+#include "config/option_schema.hpp"
 #include "rowpump/consumer.hpp"
 
 namespace rowpump::cli {
 
-// Seconds from a flag as milliseconds; throws UsageError when negative.
-std::chrono::milliseconds flag_milliseconds(double seconds, const char* flag);
+// Seconds from a flag as milliseconds; throws an OptionError naming `flag` when negative.
+std::chrono::milliseconds flag_milliseconds(double seconds, config::OptionId flag);
 
 // The options of the library's consumers (rowpump/consumer.hpp) for --source and --queue, set up from the
 // flags: everything but the stop flag and the callbacks. Throws UsageError for a source no backend with a

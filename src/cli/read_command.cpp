@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "cli/number_flags.hpp"
+#include "cli/schema_flags.hpp"
 #include "cli/stdout_lines.hpp"
 #include "route/router.hpp"
 #include "rowpump/encode.hpp"
@@ -19,20 +19,17 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
         "  rowpump read --table orders --key created_at --where \"status = 'paid'\" --format csv\n"
         "  rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders --strategy deferred-join");
     add_source_options(*command, options.source);
-    command->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"json", "csv"}));
-    command->add_option("--limit", options.limit, "Stop after this many rows, at least 1 (default: all)")
-        ->check(whole_number(1));
+    add_schema_options(*command, {{OptionId::read_format, options.format}, {OptionId::read_limit, options.limit}});
     add_encoding_flags(*command, options.encoding);
     return command;
 }
 
 int run_read(const ReadOptions& options) {
     const MySqlOptions mysql = options.source.mysql();
-    const Format format = parse_format(options.format);
     auto plan = std::make_shared<const ReadPlan>(plan_read(mysql, options.source.read_spec()));
     PayloadOptions payload;
     apply_encoding_flags(options.encoding, payload);
-    const auto encoder = make_encoder(format, plan->columns, payload);
+    const auto encoder = make_encoder(options.format, plan->columns, payload);
     const Router router(RouteSpec{}, *plan);  // no routing: every row is a message ready now
     const std::unique_ptr<RangeReader> reader = range_reader(PageReader(mysql, plan));
 

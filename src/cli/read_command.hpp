@@ -4,13 +4,14 @@
 
 #include "cli/encoding_flags.hpp"
 #include "cli/source_options.hpp"
+#include "rowpump/encode.hpp"
 
 namespace rowpump::cli {
 
 struct ReadOptions {
     SourceOptions source;
-    std::string format = "json";
-    std::uint64_t limit = 0;  // 0: every row
+    Format format = Format::json;  // json or csv
+    std::size_t limit = 0;         // 0: every row
     EncodingFlags encoding;
 };
 

@@ -1,6 +1,7 @@
 #include "cli/run_command.hpp"
 
 #include "cli/job_runner.hpp"
+#include "cli/schema_flags.hpp"
 #include "config/option_error.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/options.hpp"
@@ -8,11 +9,8 @@
 namespace rowpump::cli {
 
 void add_override_option(CLI::App& command, std::vector<std::string>& overrides) {
-    command
-        .add_option("--set", overrides,
-                    "Override a value of the file: path=value, e.g. --set source.page_size=500 --set workers=4 "
-                    "(repeatable; [a, b] or {k: v} for a list or map; an empty value unsets)")
-        ->allow_extra_args(false);
+    // One value per --set: the job file that follows is no override.
+    add_schema_option(command, OptionId::overrides, overrides)->allow_extra_args(false);
 }
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options) {
@@ -29,11 +27,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
         "Schema and examples: jobs/README.md. Ctrl-C stops cleanly (exit 3).");
     command->add_option("job", options.job_file, "The YAML job file")->required();
     add_override_option(*command, options.overrides);
-    command->add_flag("--dry-run", options.dry_run, "Print the plan (ranges and their first SQL); write nothing");
-    command->add_flag("--resume", options.resume, "Refuse to start a new job: run only if the job of job_id exists. A rerun with the same job_id resumes where the job stopped, with or without --resume");
-    command->add_option("--summary-json", options.summary_json,
-                        "Also write the summary as JSON to this file (checked before the run starts; if it cannot be "
-                        "written at the end, the run exits 1 and says that the rows were written)");
+    add_schema_options(*command, {{OptionId::dry_run, options.dry_run}, {OptionId::resume, options.resume},
+                                  {OptionId::summary_json, options.summary_json}});
     return command;
 }
 

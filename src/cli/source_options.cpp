@@ -32,17 +32,12 @@ ReadSpec SourceOptions::read_spec() const {
 }
 
 void add_source_options(CLI::App& command, SourceOptions& options) {
-    add_schema_option(command, OptionId::mysql, options.mysql_url);
-    add_schema_option(command, OptionId::table, options.table)->required();
-    add_schema_option(command, OptionId::key, options.key);
-    add_schema_option(command, OptionId::columns, options.columns);
-    add_schema_option(command, OptionId::where, options.where);
-    add_schema_option(command, OptionId::page_size, options.page_size);
-    add_schema_option(command, OptionId::strategy, options.strategy);
-    add_schema_option(command, OptionId::null_keys, options.null_keys);
+    using enum OptionId;
+    add_schema_options(command, {{mysql, options.mysql_url}, {table, options.table, required}, {key, options.key},
+                                 {columns, options.columns}, {where, options.where}, {page_size, options.page_size},
+                                 {strategy, options.strategy}, {null_keys, options.null_keys}});
     add_timeout_flags(command, options.timeouts);
-    add_schema_option(command, OptionId::page_timeout, options.page_timeout_seconds);
-    add_schema_option(command, OptionId::set_vars, options.set_vars);
+    add_schema_options(command, {{page_timeout, options.page_timeout_seconds}, {set_vars, options.set_vars}});
 }
 
 }  // namespace rowpump::cli

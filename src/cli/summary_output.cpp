@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "cli/json_key.hpp"
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "rowpump/error.hpp"
 
@@ -136,8 +137,8 @@ SummaryFile::SummaryFile(std::string path) : path_(std::move(path)) {
     created_ = fd_ >= 0;
     if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0)
-        throw UsageError("--summary-json: cannot write '" + path_ + "': " + std::strerror(errno) +
-                         "; give a file in an existing directory that you can write to");
+        throw config::OptionError({config::OptionId::summary_json, ": cannot write '" + path_ + "': " + std::strerror(errno) +
+                                   "; give a file in an existing directory that you can write to"});
 }
 
 SummaryFile::~SummaryFile() {

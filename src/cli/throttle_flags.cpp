@@ -9,13 +9,11 @@ namespace rowpump::cli {
 using config::Spelling;
 
 void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
-    add_schema_option(command, OptionId::replica, flags.replicas);
-    add_schema_option(command, OptionId::max_lag, flags.max_lag_seconds);
-    add_schema_option(command, OptionId::lag_query, flags.lag_query);
-    add_schema_option(command, OptionId::max_load, flags.max_load);
-    add_schema_option(command, OptionId::critical_load, flags.critical_load);
-    add_schema_option(command, OptionId::pause_file, flags.pause_file);
-    add_schema_option(command, OptionId::http, flags.http);
+    using enum OptionId;
+    add_schema_options(command, {{replica, flags.replicas}, {max_lag, flags.max_lag_seconds},
+                                 {lag_query, flags.lag_query}, {max_load, flags.max_load},
+                                 {critical_load, flags.critical_load}, {pause_file, flags.pause_file},
+                                 {http, flags.http}});
 }
 
 ThrottleSpec throttle_spec(const ThrottleFlags& flags) {

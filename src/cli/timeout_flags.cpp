@@ -11,9 +11,9 @@ void TimeoutFlags::apply(ServerTimeouts& timeouts) const {
 }
 
 void add_timeout_flags(CLI::App& command, TimeoutFlags& flags) {
-    add_schema_option(command, OptionId::read_timeout, flags.read_timeout_seconds);
-    add_schema_option(command, OptionId::write_timeout, flags.write_timeout_seconds);
-    add_schema_option(command, OptionId::retry_budget, flags.retry_budget_seconds);
+    add_schema_options(command, {{OptionId::read_timeout, flags.read_timeout_seconds},
+                                 {OptionId::write_timeout, flags.write_timeout_seconds},
+                                 {OptionId::retry_budget, flags.retry_budget_seconds}});
 }
 
 }  // namespace rowpump::cli

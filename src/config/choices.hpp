@@ -8,6 +8,7 @@
 
 #include "rowpump/encode.hpp"
 #include "rowpump/partition.hpp"
+#include "rowpump/queue.hpp"
 #include "rowpump/reader.hpp"
 #include "rowpump/sink.hpp"
 
@@ -76,6 +77,12 @@ struct ChoiceTable<PagingStrategy> {
 template <>
 struct ChoiceTable<NullKeys> {
     static constexpr Choice<NullKeys> entries[] = {{"refuse", NullKeys::refuse}, {"first", NullKeys::read_first}};
+};
+
+template <>
+struct ChoiceTable<ClaimMode> {
+    static constexpr Choice<ClaimMode> entries[] = {{"skip-locked", ClaimMode::skip_locked},
+                                                    {"update-then-select", ClaimMode::update_then_select}};
 };
 
 template <class E>

@@ -1,10 +1,10 @@
 #include "config/option_schema.hpp"
 
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
 #include "config/choices.hpp"
+#include "config/option_makers.hpp"
 #include "rowpump/job.hpp"
 
 namespace rowpump::config {
@@ -12,43 +12,7 @@ namespace rowpump::config {
 namespace {
 
 using enum OptionId;
-
-std::string number_text(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.15g", value);
-    return buffer;
-}
-
-OptionSpec text(OptionId id, std::string cli, std::string yaml, std::string help, std::string default_text = {}) {
-    return {id, ValueKind::text, std::move(cli), std::move(yaml), std::move(help), std::move(default_text), {}, {}, {}};
-}
-
-OptionSpec names(OptionId id, std::string cli, std::string yaml, std::string help) {
-    return {id, ValueKind::names, std::move(cli), std::move(yaml), std::move(help), {}, {}, {}, {}};
-}
-
-OptionSpec flag(OptionId id, std::string cli, std::string yaml, std::string help) {
-    return {id, ValueKind::flag, std::move(cli), std::move(yaml), std::move(help), "false", {}, {}, {}};
-}
-
-// `fallback`: none when the option has no default of its own (it then follows another, or is unset).
-OptionSpec whole(OptionId id, std::string cli, std::string yaml, std::string help, WholeBounds bounds,
-                 std::optional<std::uint64_t> fallback) {
-    return {id,   ValueKind::whole, std::move(cli), std::move(yaml), std::move(help),
-            fallback ? std::to_string(*fallback) : std::string(), {}, bounds, {}};
-}
-
-OptionSpec real(OptionId id, std::string cli, std::string yaml, std::string help, NumberBounds bounds,
-                double fallback) {
-    return {id, ValueKind::real, std::move(cli), std::move(yaml), std::move(help), number_text(fallback), {}, {},
-            bounds};
-}
-
-template <class E>
-OptionSpec choice(OptionId id, std::string cli, std::string yaml, std::string help, E fallback) {
-    return {id,         ValueKind::choice, std::move(cli), std::move(yaml), std::move(help),
-            std::string(choice_name(fallback)), choice_names<E>(), {}, {}};
-}
+using namespace makers;
 
 constexpr std::uint64_t largest_page = 1'000'000;
 constexpr WholeBounds seconds_or_forever{0, 86'400};
@@ -200,8 +164,8 @@ std::vector<OptionSpec> run_options() {
              "rowpump_job_ranges (mysql sink) or keys rowpump:job:ID:* (redis sink, see --state-prefix)"),
         // `rowpump run --resume`: a choice of the run, not of the job file.
         flag(resume, "--resume", "",
-             "Refuse to start a new job: run only if the job given by --job-id exists. A rerun with the same "
-             "--job-id resumes where the job stopped, with or without --resume"),
+             "Refuse to start a new job: run only if the job of the job id (--job-id, or job_id in a job file) "
+             "exists. A rerun with the same job id resumes where the job stopped, with or without --resume"),
         flag(follow, "--follow", "follow",
              "Also read the rows added above the key's maximum at the start, until a pass finds none (without it "
              "the run stops there; an integer key, no --job-id)"),
@@ -213,7 +177,7 @@ std::vector<OptionSpec> run_options() {
 
 std::vector<OptionSpec> build_table() {
     std::vector<OptionSpec> options;
-    for (auto group : {source_options(), sink_options(), run_options()})
+    for (auto group : {source_options(), sink_options(), run_options(), command_option_table(), queue_option_table()})
         for (auto& spec : group) options.push_back(std::move(spec));
     for (std::size_t i = 0; i < options.size(); ++i)
         if (static_cast<std::size_t>(options[i].id) != i)

@@ -25,6 +25,15 @@ enum class OptionId {
     rate, high_water, replica, max_lag, lag_query, max_load, critical_load, pause_file, http,
     // the job
     job_id, resume, follow, lease_timeout,
+    // the commands' own options, not of a job file (config/command_options.cpp, config/queue_options.cpp)
+    dry_run, summary_json, overrides,  // backfill and run; --set: run and explain
+    read_format, read_limit,           // rowpump read
+    plan_partitions, plan_strategy, plan_json,  // rowpump partition
+    // rowpump queue: every subcommand names its queue alike; then consume, reap, stats, purge, requeue-dead
+    queue_source, queue_name, priority_lists, return_to,
+    exec, pipe, exec_batch, inflight, task_timeout, concurrency, batch, claim_mode, max_attempts, backoff, backoff_cap, max_crashes, claim_timeout,
+    heartbeat_timeout, reap_interval, poll, consumer, metrics_http, until_empty,
+    stats_json, stats_format, exact, stats_heartbeat_timeout, older_than, purge_batch, requeue_limit,
 };
 
 enum class ValueKind {
@@ -42,8 +51,8 @@ struct WholeBounds {
 };
 
 struct OptionSpec {
-    OptionId id;
-    ValueKind kind;
+    OptionId id{};
+    ValueKind kind{};
     std::string cli;   // "--delay-score"
     std::string yaml;  // "sink.delay_score"; empty: the option has no place in a job file (only_cli)
     std::string help;
@@ -51,6 +60,11 @@ struct OptionSpec {
     std::vector<std::string> choices;  // kind choice
     WholeBounds whole{};               // kind whole
     NumberBounds real{};               // kind real
+    std::string env;    // the environment variable that gives it when the flag is not (--source)
+    // Empty: an option of a job (backfill's flag, a job file's field, or one of run's that applies to the
+    // job). Else the command whose own flag it is ("read", "queue consume"): such an option has no place
+    // in a job file, and its flag may mean something else in another command (read's --format).
+    std::string scope;
 };
 
 // The option's description; every OptionId has one.

@@ -237,9 +237,8 @@ void Server::Impl::write_to(Connection& connection, clock::time_point now) {
     connection.deadline = now + linger_time;
 }
 
-Server::Server(const std::string& address, Handler handler, const std::string& what)
+Server::Server(const std::string& address, Handler handler, const std::string& what, config::OptionId flag)
     : impl_(std::make_unique<Impl>()) {
-    const std::string flag = "--http";
     const auto [host, port] = parse_address(address, flag);
     impl_->handler = std::move(handler);
     impl_->listener = listen_on(host, port, address, flag);
@@ -250,7 +249,7 @@ Server::Server(const std::string& address, Handler handler, const std::string& w
         log().warn("{} {} is reachable from other machines, and the endpoint has no authentication: anyone who "
                    "reaches it can use it. Bind 127.0.0.1 and reach it through an SSH tunnel, or put a proxy that "
                    "authenticates in front (docs/throttling.md)",
-                   flag, address);
+                   config::option(flag).cli, address);
     impl_->thread = std::thread([impl = impl_.get()] { impl->serve(); });
     log().info("{} on http://{}:{}/", what, shown, impl_->listener.port);
 }

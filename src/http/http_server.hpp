@@ -36,7 +36,9 @@ public:
     // Binds `address` (parse_address, listen_on: a bad, unresolvable or busy one is a UsageError, before
     // anything runs) and serves `handler` on its own thread until destroyed. The log says "<what> on
     // http://HOST:PORT/", and warns when the address is reachable from other machines.
-    Server(const std::string& address, Handler handler, const std::string& what);
+    // `flag` is the option that gave the address (--http, throttle.http in a job file), named by its errors.
+    Server(const std::string& address, Handler handler, const std::string& what,
+           config::OptionId flag = config::OptionId::http);
     // Returns at once, whatever the clients: open connections are closed, a request half sent is dropped.
     ~Server();
     Server(const Server&) = delete;

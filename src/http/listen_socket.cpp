@@ -11,13 +11,14 @@
 #include <cstring>
 #include <memory>
 
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::http {
 
-std::pair<std::string, int> parse_address(const std::string& address, const std::string& flag) {
+std::pair<std::string, int> parse_address(const std::string& address, config::OptionId flag) {
     const auto bad = [&](const std::string& why) {
-        return UsageError(flag + " " + address + ": " + why + "; give HOST:PORT, e.g. 127.0.0.1:8080");
+        return config::OptionError({flag, " " + address + ": " + why + "; give HOST:PORT, e.g. 127.0.0.1:8080"});
     };
     std::string host;
     std::string port;
@@ -67,7 +68,7 @@ std::string bind_problem(int error, const std::string& host, int port) {
 
 }  // namespace
 
-ListenSocket listen_on(const std::string& host, int port, const std::string& address, const std::string& flag) {
+ListenSocket listen_on(const std::string& host, int port, const std::string& address, config::OptionId flag) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -75,8 +76,9 @@ ListenSocket listen_on(const std::string& host, int port, const std::string& add
     addrinfo* found = nullptr;
     const std::string service = std::to_string(port);
     if (const int code = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); code != 0)
-        throw UsageError(flag + " " + address + ": cannot resolve the host '" + host + "' (" + ::gai_strerror(code) +
-                         "); give a name or address of this machine, e.g. 127.0.0.1:8080");
+        throw config::OptionError({flag, " " + address + ": cannot resolve the host '" + host + "' (" +
+                                             ::gai_strerror(code) +
+                                             "); give a name or address of this machine, e.g. 127.0.0.1:8080"});
     const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, &::freeaddrinfo);
     int first_error = 0;
     for (const addrinfo* candidate = found; candidate; candidate = candidate->ai_next) {
@@ -101,7 +103,7 @@ ListenSocket listen_on(const std::string& host, int port, const std::string& add
                                          : reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
         return {fd, bound_port, is_loopback(reinterpret_cast<const sockaddr*>(&bound))};
     }
-    throw UsageError(flag + " " + address + ": " + bind_problem(first_error, host, port));
+    throw config::OptionError({flag, " " + address + ": " + bind_problem(first_error, host, port)});
 }
 
 }  // namespace rowpump::http

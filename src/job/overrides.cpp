@@ -3,6 +3,7 @@
 #include <charconv>
 #include <optional>
 
+#include "job/override_schema.hpp"
 #include "job/yaml_document.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
@@ -44,6 +45,8 @@ public:
         const auto parts = split_path(path);
         for (const auto& part : parts)
             if (part.empty()) fail("empty name in path '" + path + "': expected names joined by dots, e.g. source.table");
+        const OverridePath known = check_override_path(path);
+        if (!known.refusal.empty()) fail(known.refusal);
 
         YAML::Node node;
         node.reset(root);
@@ -64,7 +67,8 @@ public:
             }
             walked = child_path(walked, parts[i]);
             if (last) {
-                next = value(text_.substr(equals + 1));
+                const std::string given = text_.substr(equals + 1);
+                next = known.literal && !given.empty() ? YAML::Node(given) : value(given);
             } else if (!next.IsDefined() || next.IsNull()) {
                 next = YAML::Node(YAML::NodeType::Map);
             }

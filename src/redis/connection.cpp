@@ -17,6 +17,7 @@ extern "C" {
 #include <cstring>
 #include <thread>
 
+#include "config/option_schema.hpp"
 #include "log.hpp"
 #include "retry.hpp"
 
@@ -66,6 +67,7 @@ struct ReplyDeleter {
 };
 using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
 
+using config::OptionId;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
@@ -318,7 +320,7 @@ void Connection::flush() {
     for (int done = 0;;) {
         if (redisBufferWrite(context_.get(), &done) != REDIS_OK) throw_connection_lost("a pipelined write");
         if (done) return;
-        wait_for_socket(POLLOUT, options_.write_timeout, "a write", "--write-timeout");
+        wait_for_socket(POLLOUT, options_.write_timeout, "a write", config::option(OptionId::write_timeout).cli);
     }
 }
 
@@ -329,7 +331,7 @@ void* Connection::next_reply(milliseconds block) {
         void* raw = nullptr;
         if (redisGetReplyFromReader(context_.get(), &raw) != REDIS_OK) throw_connection_lost("a read");
         if (raw != nullptr) return raw;
-        wait_for_socket(POLLIN, timeout, "a read", "--read-timeout", answer_due);
+        wait_for_socket(POLLIN, timeout, "a read", config::option(OptionId::read_timeout).cli, answer_due);
         if (redisBufferRead(context_.get()) != REDIS_OK) throw_connection_lost("a read");
     }
 }
@@ -378,7 +380,7 @@ void Connection::wait_before_retry(const Error& error, int attempt, const RetryD
     if (stop_requested()) throw interrupted();
     if (deadline.spent())
         throw QueueError("Redis at " + options_.redacted() + " unreachable for " + describe_duration(deadline.budget()) +
-                             " (--retry-budget): " + error.what(),
+                             " (" + config::option(OptionId::retry_budget).cli + "): " + error.what(),
                          false);
     const auto wait = deadline.next_wait(attempt);
     log().warn("{}; retrying in {} ms", error.what(), wait.count());

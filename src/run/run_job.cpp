@@ -209,8 +209,8 @@ JobSummary run_without_job_id(const Prepared& prepared, const JobControl& contro
            !(control.stop && control.stop->load())) {
         auto more = plan_rows_above(prepared.spec.mysql, *prepared.plan, *partitions.frozen_upper_bound);
         if (!more) break;
-        log().info("--follow: reading the rows added above key {} during the run, about {}",
-                   to_string(*partitions.frozen_upper_bound), more->estimated_rows);
+        log().info("{}: reading the rows added above key {} during the run, about {}",
+                   config::option(OptionId::follow).cli, to_string(*partitions.frozen_upper_bound), more->estimated_rows);
         partitions = std::move(*more);
         add_pass(summary, run_board(prepared, control, workers, partitions));
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "bounded_number.hpp"
+#include "config/option_schema.hpp"
 
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
@@ -14,6 +15,8 @@
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump::throttle {
+
+using config::OptionId;
 
 namespace {
 
@@ -180,9 +183,11 @@ struct Value {
     std::string problem;
 };
 
-Value value_parameter(const http::Request& request, const NumberBounds& bounds, const char* flag) {
+// The bounds are the option's (--rate, limits.rate in a job file), named as on the command line.
+Value value_parameter(const http::Request& request, const NumberBounds& bounds, config::OptionId option) {
     const std::vector<std::string> values = request.values("value");
-    const std::string wanted = request.path + " needs ?value=N once, N " + describe(bounds) + " (as " + flag + ")";
+    const std::string wanted =
+        request.path + " needs ?value=N once, N " + describe(bounds) + " (as " + config::option(option).cli + ")";
     if (values.size() != 1)
         return {std::nullopt, wanted + (values.empty() ? "" : "; got it " + std::to_string(values.size()) + " times")};
     if (auto number = parse_bounded_number(values[0], bounds)) return {number, ""};
@@ -213,13 +218,13 @@ http::Response handle_control(ThrottleGate& gate, const http::Request& request) 
         return text(200, "resumed");
     }
     if (request.path == "/rate" && post) {
-        const Value value = value_parameter(request, rate_bounds, "--rate");
+        const Value value = value_parameter(request, rate_bounds, OptionId::rate);
         if (!value.number) return text(400, value.problem);
         gate.set_rate(*value.number);
         return text(200, *value.number > 0 ? "rate " + number_text(*value.number) + " rows/s" : "rate: no cap");
     }
     if (request.path == "/max-lag" && post) {
-        const Value value = value_parameter(request, max_lag_bounds, "--max-lag");
+        const Value value = value_parameter(request, max_lag_bounds, OptionId::max_lag);
         if (!value.number) return text(400, value.problem);
         gate.set_max_lag(*value.number);
         return text(200, "max lag " + number_text(*value.number) + " s");

@@ -14,6 +14,8 @@ cd "$root"
 # folders of src/backend/, each its own folder here: "backend" is their interface (the files directly in
 # src/backend/), the backends sit above it and beside each other (none includes another), and the registry,
 # which alone knows them all, above them.
+# backend/redis_cluster is a layer of its own above backend/redis: the cluster runs the Redis backend's push
+# plan, key names and job store on the node that owns a queue's slot (docs/DESIGN.md, "Redis Cluster").
 # config/ is the options' schema, which every layer's errors name options by.
 layers=(
   "."
@@ -25,6 +27,7 @@ layers=(
   "checkpoint"
   "backend"
   "backend/file backend/redis backend/mysql_queue"
+  "backend/redis_cluster"
   "backend/registry"
   "throttle"
   "run enqueue"

@@ -139,7 +139,7 @@ TEST_F(ThrottleTest, SlowClientsNeitherBlockTheEndpointNorKeepAFinishedRunAlive)
 
 TEST_F(ThrottleTest, BackfillHttpAddressThatCannotBeBoundIsOneLineAndExit2BeforeAnythingIsWritten) {
     const auto table = numbered_table(10);
-    const http::ListenSocket taken = http::listen_on("127.0.0.1", 0, "127.0.0.1:0", "--http");
+    const http::ListenSocket taken = http::listen_on("127.0.0.1", 0, "127.0.0.1:0", config::OptionId::http);
     const std::string never_written = output_ + ".absent";
     for (const auto& [address, needle] :
          std::vector<std::pair<std::string, std::string>>{{"127.0.0.1:99999", "at most 65535"},

@@ -138,11 +138,11 @@ TEST(HttpAddress, ResolvesBindsAndSaysWhyNot) {
 }
 
 TEST(HttpAddress, KnowsLoopbackFromTheRest) {
-    const auto loopback = http::listen_on("127.0.0.1", 0, "127.0.0.1:0", "--http");
+    const auto loopback = http::listen_on("127.0.0.1", 0, "127.0.0.1:0", config::OptionId::http);
     EXPECT_TRUE(loopback.loopback);
     EXPECT_GT(loopback.port, 0);
     ::close(loopback.fd);
-    const auto any = http::listen_on("0.0.0.0", 0, "0.0.0.0:0", "--http");
+    const auto any = http::listen_on("0.0.0.0", 0, "0.0.0.0:0", config::OptionId::http);
     EXPECT_FALSE(any.loopback);
     ::close(any.fd);
 }

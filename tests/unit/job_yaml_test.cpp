@@ -386,7 +386,8 @@ TEST_F(JobYamlTest, PriorityMistakes) {
 TEST_F(JobYamlTest, BadSinkUri) {
     expect_job_error(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n", 5, 8,
                      "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
-                     "redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+                     "redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or "
+                     "mysql://user:pass@host:port/db");
 }
 
 TEST_F(JobYamlTest, PasswordsNeverAppearInErrors) {
@@ -426,7 +427,9 @@ TEST_F(JobYamlTest, BadOverridesNameTheOverride) {
     const std::string path = sample("minimal_job.yaml");
     expect_error_at(path, 0, 0, "--set source.page_size=abc: expected a whole number from 1 to 1000000, got 'abc'",
                     {"source.page_size=abc"});
-    expect_error_at(path, 0, 0, "--set source.colums=id: unknown key 'colums' in source, did you mean 'columns'?",
+    expect_error_at(path, 0, 0,
+                    "--set source.colums=id: 'source.colums' is not an option of a job file; did you mean "
+                    "'source.columns'?",
                     {"source.colums=id"});
     expect_error_at(path, 0, 0, "--set workers: expected --set path=value, e.g. --set source.page_size=500",
                     {"workers"});

@@ -49,10 +49,10 @@ TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
                             "MySQL://u@h/db", "redis:/h"}) {
         EXPECT_EQ(usage_error(TargetRole::sink, uri),
                   "unsupported sink '" + std::string(uri) +
-                      "': expected stdout, file:PATH, redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db");
+                      "': expected stdout, file:PATH, redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db");
         EXPECT_EQ(usage_error(TargetRole::queue_source, uri),
                   "unsupported queue source '" + std::string(uri) +
-                      "': expected redis://[user:pass@]host:port/db or mysql://user:pass@host:port/db (neither stdout "
+                      "': expected redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db (neither stdout "
                       "nor a file holds a queue)");
     }
 }

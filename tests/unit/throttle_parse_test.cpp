@@ -40,12 +40,12 @@ TEST(LoadLimits, RefusesWhatIsNotVarEqualsNumber) {
 }
 
 TEST(HttpAddress, PortAloneIsLoopback) {
-    EXPECT_EQ(http::parse_address("8080", "--http"), std::make_pair(std::string("127.0.0.1"), 8080));
-    EXPECT_EQ(http::parse_address(":8080", "--http"), std::make_pair(std::string("127.0.0.1"), 8080));
-    EXPECT_EQ(http::parse_address("0.0.0.0:9", "--http"), std::make_pair(std::string("0.0.0.0"), 9));
-    EXPECT_EQ(http::parse_address("[::1]:80", "--http"), std::make_pair(std::string("::1"), 80));
+    EXPECT_EQ(http::parse_address("8080", config::OptionId::http), std::make_pair(std::string("127.0.0.1"), 8080));
+    EXPECT_EQ(http::parse_address(":8080", config::OptionId::http), std::make_pair(std::string("127.0.0.1"), 8080));
+    EXPECT_EQ(http::parse_address("0.0.0.0:9", config::OptionId::http), std::make_pair(std::string("0.0.0.0"), 9));
+    EXPECT_EQ(http::parse_address("[::1]:80", config::OptionId::http), std::make_pair(std::string("::1"), 80));
     for (const char* bad : {"host:", "host:http", "1.2.3.4:70000", "[::1:80", "host:123456"})
-        EXPECT_THROW(http::parse_address(bad, "--http"), UsageError) << bad;
+        EXPECT_THROW(http::parse_address(bad, config::OptionId::http), UsageError) << bad;
 }
 
 TEST(PrometheusText, WritesFamiliesAndEscapesLabelValues) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <charconv>
 
+#include "config/option_error.hpp"
 #include "log.hpp"
 #include "backend/redis/redis_queue_impl.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
@@ -39,7 +40,8 @@ std::string seconds_argument(std::chrono::milliseconds duration) {
 }
 
 void validate(const RedisQueueOptions& options) {
-    if (options.queue.empty()) throw UsageError("no Redis queue given: pass --queue NAME");
+    using config::OptionId;
+    if (options.queue.empty()) throw config::OptionError({"no Redis queue given: pass ", OptionId::queue_name, " NAME"});
     for (const std::string& name : options.priority_lists)
         if (name.empty()) throw UsageError("a priority list name is empty");
     if (!options.return_list.empty() &&
@@ -47,8 +49,9 @@ void validate(const RedisQueueOptions& options) {
             options.priority_lists.end())
         throw UsageError("return list '" + options.return_list + "' is not one of the priority lists");
     if (options.priority_lists.empty() && options.list_key != redis::default_list_key)
-        throw UsageError("list key '" + options.list_key + "' names priority lists, but none are given: add "
-                         "--priority-lists (the names the producer's --priority used), or drop --list-key");
+        throw config::OptionError({"list key '" + options.list_key + "' names priority lists, but none are given: add ",
+                                   OptionId::priority_lists, " (the names the producer's ", OptionId::priority,
+                                   " used), or drop ", OptionId::list_key});
     if (options.poll_interval.count() < 10) throw UsageError("the poll interval must be at least 10 ms");
     if (options.promote_batch == 0 || options.promote_batch > max_tasks_per_script)
         throw UsageError("the promote batch must be between 1 and " + std::to_string(max_tasks_per_script));

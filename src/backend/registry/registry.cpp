@@ -11,6 +11,7 @@
 #include "backend/mysql_queue/mysql_queue_backend.hpp"
 #include "backend/redis/redis_backend.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis_cluster/redis_cluster_backend.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -24,10 +25,11 @@ struct Scheme {
 };
 
 // One line a scheme, in the order the accepted forms are listed.
-const std::array<Scheme, 5> schemes{{
+const std::array<Scheme, 6> schemes{{
     {"stdout", stdout_backend, true},
     {"file:", file_backend, true},
     {"redis://", redis_backend, true},
+    {"redis-cluster://", redis_cluster_backend, true},
     {"mysql://", mysql_queue_backend, true},
     {"mariadb://", mysql_queue_backend, false},
 }};
@@ -70,7 +72,10 @@ const Backend& backend_for(const SinkSpec& spec) {
     return backend_for_uri(spec.uri, TargetRole::sink);
 }
 
+// A URL names its backend by its scheme (a Redis Cluster's source is typed with its first node's options);
+// a source with no URL by the type of its connection.
 const Backend& backend_for(const QueueSource& source) {
+    if (!source.url.empty()) return backend_for_uri(source.url, TargetRole::queue_source);
     if (std::holds_alternative<RedisOptions>(source.connection)) return redis_backend();
     if (std::holds_alternative<MySqlOptions>(source.connection)) return mysql_queue_backend();
     return backend_for_uri(source.url, TargetRole::queue_source);

@@ -1,0 +1,94 @@
+#include "backend/redis_cluster/redis_cluster_backend.hpp"
+
+#include <variant>
+
+#include "backend/redis/redis_consumers.hpp"
+#include "backend/redis/redis_push_plan.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis_cluster/cluster_queue_slot.hpp"
+#include "backend/redis_cluster/cluster_writers.hpp"
+#include "redis/cluster_client.hpp"
+#include "rowpump/error.hpp"
+
+namespace rowpump {
+
+namespace {
+
+// The cluster's seeds, with the timeouts, retry budget and stop flag of the source's typed connection.
+redis::ClusterOptions source_cluster(const ConsumerOptions& options) {
+    redis::ClusterOptions cluster = redis::ClusterOptions::from_url(options.source.url);
+    const RedisOptions typed = consumer_redis_options(options);
+    for (RedisOptions& seed : cluster.seeds) {
+        static_cast<ServerTimeouts&>(seed) = static_cast<const ServerTimeouts&>(typed);
+        seed.stop = typed.stop;
+    }
+    return cluster;
+}
+
+// The consumers, their maintenance and the queue commands talk to the node that owns the queue's slot, found
+// when they open: they are the Redis backend's, pointed at that node. A slot that moves while they run is
+// not followed (a consumer's command then fails with MOVED and the run ends saying so).
+ConsumerOptions on_slot_owner(const ConsumerOptions& options) {
+    const RedisQueueOptions queue = consumer_queue_options(options, nullptr);
+    std::vector<std::string> keys;
+    for (const std::string& level : queue.priority_lists)
+        keys.push_back(redis::list_key(queue.list_key, queue.queue, level));
+    keys.push_back(redis::delayed_key(queue.delayed_key, queue.queue));
+    const std::uint16_t slot = redis::consumer_queue_slot(queue.queue, keys);
+    ConsumerOptions owned = options;
+    owned.source.connection = redis::ClusterClient::connect_at_start(source_cluster(options)).owner_options(slot);
+    return owned;
+}
+
+class RedisClusterBackend final : public Backend {
+public:
+    RedisClusterBackend()
+        : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/",
+                   .what = "a Redis Cluster",
+                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .queue_meaning =
+                       "the Redis list name with a hash tag, e.g. '{orders}', also the prefix of its other keys"}) {}
+
+    void parse_target(const SinkSpec& spec) const override { redis::ClusterOptions::from_url(spec.uri); }
+
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override { return make_cluster_sink(spec); }
+
+    void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
+        const redis::PushPlan plan(spec);
+        const std::uint16_t slot = redis::queue_slot(spec, plan);
+        if (!state_prefix) return;
+        redis::check_state_prefix(*state_prefix);
+        redis::cluster_state_prefix(*state_prefix, spec.queue, slot);
+    }
+
+    std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
+        redis::check_state_prefix(definition.state_prefix);
+        return open_cluster_job_store(spec, definition);
+    }
+
+    // The typed connection is the first seed's (its login and timeouts); the URL keeps naming the cluster.
+    QueueSource parse_source(const QueueSource& source) const override {
+        QueueSource typed = source;
+        if (!std::holds_alternative<RedisOptions>(source.connection))
+            typed.connection = redis::ClusterOptions::from_url(source.url).seeds.at(0);
+        else
+            redis::ClusterOptions::from_url(source.url);
+        return typed;
+    }
+    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
+        return open_redis_consumer(on_slot_owner(options), worker);
+    }
+    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                     std::vector<std::string> consumers) const override {
+        return open_redis_maintainer(on_slot_owner(options), std::move(consumers));
+    }
+    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
+        return open_redis_admin(on_slot_owner(options));
+    }
+};
+
+}  // namespace
+
+const Backend& redis_cluster_backend() { return the_backend<RedisClusterBackend>(); }
+
+}  // namespace rowpump
