@@ -106,7 +106,7 @@ int run_queue_consume(const QueueOptions& options) {
 
     ConsumerReport report;
     if (!options.pipe.empty()) {
-        handler::PipeOptions pipe{options.pipe, flag_milliseconds(options.task_timeout_seconds, "--task-timeout"),
+        handler::PipeOptions pipe{options.pipe, flag_milliseconds(options.task_timeout_seconds, config::OptionId::task_timeout),
                                   {"ROWPUMP_QUEUE=" + options.queue}};
         handler::PipeHandlers handlers(std::move(pipe));
         const ReloadSignal reload([&handlers] { handlers.restart(); });
