@@ -3,8 +3,11 @@
 // does: a worker claims tasks, hands them to the handler and records what became of them; the
 // maintenance thread beats, promotes and reaps (queue/queue_maintainer.hpp).
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -33,9 +36,22 @@ struct ConsumerRun {
     std::atomic<std::size_t> drained_workers{0};  // until_empty: workers that found nothing left to run
     std::atomic<bool> said_held{false};           // until_empty: the wait for other consumers was logged
 
+    // until_empty: a worker that waits for tasks the run's other workers hold wakes when one of them
+    // finishes a batch, not only at its next look at the queue (a drain ends when its last task does).
+    void batch_finished();
+    // How many batches have finished; then wait_for_batch returns once the count is past `seen` (at once
+    // when a batch finished in between) or `longest` passes (a stop is seen within `longest`).
+    std::uint64_t batches_seen();
+    void wait_for_batch(std::uint64_t seen, std::chrono::milliseconds longest);
+
     bool stop_requested() const { return options.stop != nullptr && options.stop->load(); }
     bool stopping() const { return stop_requested() || halt.load(); }
     ConsumerReport report() const;
+
+private:
+    std::mutex batch_mutex_;
+    std::condition_variable batch_done_;
+    std::uint64_t batches_finished_ = 0;
 };
 
 // Claims and runs tasks until the run stops or, with until_empty, nothing is left. On a failure it hands

@@ -163,6 +163,7 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
     constexpr milliseconds shortest_wait{20};
     // How often the claims of other consumers are looked at again.
     constexpr milliseconds held_wait{250};
+    const std::uint64_t batches = run.batches_seen();  // before the look: a batch ending after it wakes the wait
     const Backlog backlog = consumer.backlog();
     run.delayed_left = backlog.later;
     if (backlog.waiting == 0 && backlog.held == 0) return false;
@@ -180,7 +181,9 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
                        run.queue, reaped.released + reaped.dead, reaped.released, reaped.dead);
             return true;
         }
-        wait = held_wait;
+        // Those held by this run's own workers end with their batch, which wakes the wait at once.
+        run.wait_for_batch(batches, held_wait);
+        return true;
     }
     const auto until = std::chrono::steady_clock::now() + wait;
     while (!run.stopping() && std::chrono::steady_clock::now() < until)
@@ -213,6 +216,7 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
                 run.handed_back += tasks.size() - next;
                 tasks.clear();
             }
+            if (run.options.until_empty) run.batch_finished();
         }
     } catch (...) {
         // Best effort: whatever stays claimed comes back through the reaper / recovery anyway.
@@ -223,6 +227,24 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
         }
         throw;
     }
+}
+
+void ConsumerRun::batch_finished() {
+    {
+        const std::lock_guard lock(batch_mutex_);
+        ++batches_finished_;
+    }
+    batch_done_.notify_all();
+}
+
+std::uint64_t ConsumerRun::batches_seen() {
+    const std::lock_guard lock(batch_mutex_);
+    return batches_finished_;
+}
+
+void ConsumerRun::wait_for_batch(std::uint64_t seen, milliseconds longest) {
+    std::unique_lock lock(batch_mutex_);
+    batch_done_.wait_for(lock, longest, [&] { return batches_finished_ != seen; });
 }
 
 void maintain(QueueMaintainer& maintainer, ConsumerRun& run, const std::atomic<std::size_t>& workers_running) {
