@@ -20,7 +20,7 @@ cd "$root"
 layers=(
   "."
   "config"
-  "mysql redis http metrics"
+  "mysql redis http metrics process"
   "table encode route"
   "paging"
   "partition queue"
@@ -31,7 +31,7 @@ layers=(
   "backend/registry"
   "throttle"
   "run enqueue"
-  "job consume"
+  "job consume handler"
   "cli"
 )
 # Known arrows that run the wrong way, each to be removed (and then from here), FILE -> FOLDER:
