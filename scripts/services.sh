@@ -7,6 +7,8 @@
 #   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
 #   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
+#   scripts/services.sh start-redis-extras / stop-redis-extras   only the TLS Redis and the Sentinel setup
+#     (scripts/services/redis_tls.sh, redis_sentinel.sh; start and stop include them)
 #
 # The replica is a second mariadbd that replicates from the first through its binary log, for the tests of
 # the replica-lag throttle (they stop its SQL thread). It starts from the first one's schema, not its rows.
@@ -49,6 +51,10 @@ replica_socket="$(socket_path "$replica_dir")"
 redis_dir="$state_dir/redis"
 redis_pidfile="$redis_dir/redis-server.pid"
 redis_log="$redis_dir/redis-server.log"
+# Redis listens on this unix socket too (redis+unix:// tests); a deep checkout's goes to the temp folder.
+redis_socket="$redis_dir/redis.sock"
+(( ${#redis_socket} <= 100 )) ||
+  redis_socket="${TMPDIR:-/tmp}/rowpump-redis-$(printf '%s' "$redis_dir" | cksum | cut -d' ' -f1).sock"
 
 
 log() { echo "services.sh: $*" >&2; }
@@ -270,6 +276,7 @@ start_redis() {
     log "starting Redis on 127.0.0.1:$redis_port"
     if ! "$(find_binary redis-server)" "$root/configs/redis.conf" --port "$redis_port" \
         --dir "$redis_dir" --pidfile "$redis_pidfile" --logfile "$redis_log" \
+        --unixsocket "$redis_socket" --unixsocketperm 700 \
         </dev/null >"$redis_dir/start.log" 2>&1; then
       show_log_tail "$redis_dir/start.log"
       die "redis-server failed to start"
@@ -368,7 +375,11 @@ print_tls_env() {
 print_env() {
   echo "export ROWPUMP_MYSQL_URL=mysql://$db_user@127.0.0.1:$mariadb_port/$db_name"
   echo "export ROWPUMP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
+  # Only a Redis that was started with its socket (one started before it had one needs a restart).
+  [[ -S "$redis_socket" ]] && echo "export ROWPUMP_REDIS_SOCKET_URL=redis+unix://$redis_socket?db=0"
   print_tls_env
+  print_redis_tls_env
+  print_redis_sentinel_env
   # Only a replica that runs: the replica tests then say how to start one instead of failing to connect.
   if replica_pid >/dev/null; then
     echo "export ROWPUMP_REPLICA_URL=mysql://$db_user@127.0.0.1:$replica_port/$db_name"
@@ -395,8 +406,16 @@ status() {
     echo "redis: stopped"
   fi
   tls_mariadb_status || running=$((running - 1))
+  redis_tls_status || running=$((running - 1))
+  redis_sentinel_status || running=$((running - 1))
   (( running == 2 )) || return 3
 }
+
+# The TLS Redis and the Sentinel setup, each in a file of its own.
+# shellcheck source=services/redis_tls.sh
+source "$root/scripts/services/redis_tls.sh"
+# shellcheck source=services/redis_sentinel.sh
+source "$root/scripts/services/redis_sentinel.sh"
 
 # A server keeps every descriptor it inherits for as long as it runs. Started under `flock LOCK`, or from a
 # test that reads our output until EOF, it would hold that lock or pipe forever: close all above stderr.
@@ -415,6 +434,8 @@ case "${1:-}" in
     start_replica
     start_redis
     start_tls_mariadb
+    start_redis_tls
+    start_redis_sentinel
     print_env
     ;;
   stop)
@@ -422,12 +443,16 @@ case "${1:-}" in
     stop_server MariaDB mariadb_pid "$mariadb_log"
     stop_server Redis redis_pid "$redis_log"
     stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
+    stop_redis_tls
+    stop_redis_sentinel
     ;;
+  start-redis-extras) close_inherited_fds; start_redis_tls; start_redis_sentinel ;;
+  stop-redis-extras) stop_redis_tls; stop_redis_sentinel ;;
   start-tls) close_inherited_fds; start_tls_mariadb ;;
   status) status ;;
   env) print_env ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/redis/redis_wait.hpp"
 #include "cli/job_runner.hpp"
 #include "cli/schema_flags.hpp"
 #include "config/option_checks.hpp"
@@ -34,6 +35,7 @@ void add_payload_and_name_options(CLI::App& command, BackfillOptions& options) {
     add_schema_option(command, OptionId::delay_score, options.delay_score);
     add_schema_option(command, OptionId::delayed_members, options.delayed_members);
     add_schema_option(command, OptionId::state_prefix, options.state_prefix);
+    add_schema_option(command, OptionId::redis_wait, options.redis_wait);
 }
 
 }  // namespace
@@ -130,6 +132,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.sink.delay_score = options.delay_score;
     spec.sink.delayed_members = options.delayed_members;
     spec.state_prefix = options.state_prefix;
+    if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

@@ -191,7 +191,7 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
                         "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
                         "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
                         "csv_null, list_key, "
-                        "delayed_key, delay_score, delayed_members, state_prefix; "
+                        "delayed_key, delay_score, delayed_members, state_prefix, redis_wait; "
                         "got 'stdout'");
     }
     {

@@ -45,7 +45,7 @@ TEST(TargetGrammar, QueueSourcesTakeTheSameServerSchemesAsSinks) {
 }
 
 TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
-    for (const char* uri : {"", "ftp://host/x", "rediss://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x",
+    for (const char* uri : {"", "ftp://host/x", "memcache://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x",
                             "MySQL://u@h/db", "redis:/h"}) {
         EXPECT_EQ(usage_error(TargetRole::sink, uri),
                   "unsupported sink '" + std::string(uri) +

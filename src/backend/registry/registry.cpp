@@ -23,10 +23,13 @@ struct Scheme {
 };
 
 // One line a scheme, in the order the accepted forms are listed.
-const std::array<Scheme, 5> schemes{{
+const std::array<Scheme, 8> schemes{{
     {"stdout", stdout_backend, true},
     {"file:", file_backend, true},
     {"redis://", redis_backend, true},
+    {"rediss://", redis_backend, false},        // TLS
+    {"redis+unix://", redis_backend, false},    // a unix socket
+    {"redis-sentinel://", redis_backend, false},
     {"mysql://", mysql_queue_backend, true},
     {"mariadb://", mysql_queue_backend, false},
 }};
