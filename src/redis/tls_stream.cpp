@@ -152,7 +152,10 @@ public:
         const SigpipeBlock no_sigpipe;
         ERR_clear_error();
         const int done = SSL_do_handshake(ssl_.get());
-        if (done == 1) return 0;
+        if (done == 1) {
+            handshaken_ = true;
+            return 0;
+        }
         const int error = SSL_get_error(ssl_.get(), done);
         if (error == SSL_ERROR_WANT_READ) return POLLIN;
         if (error == SSL_ERROR_WANT_WRITE) return POLLOUT;
@@ -167,7 +170,10 @@ public:
     StreamIo read(char* buffer, std::size_t size) override {
         ERR_clear_error();
         const int got = SSL_read(ssl_.get(), buffer, static_cast<int>(std::min<std::size_t>(size, INT_MAX)));
-        if (got > 0) return {static_cast<std::size_t>(got), 0};
+        if (got > 0) {
+            answered_ = true;
+            return {static_cast<std::size_t>(got), 0};
+        }
         const int error = SSL_get_error(ssl_.get(), got);
         if (error == SSL_ERROR_WANT_READ) return {0, POLLIN};
         if (error == SSL_ERROR_WANT_WRITE) return {0, POLLOUT};
@@ -196,6 +202,14 @@ private:
     // A failed TLS call: a check the server made (it refused our certificate, or the port is no TLS port)
     // is a UsageError; anything else is a lost connection.
     [[noreturn]] void fail(int error, const char* during) {
+        // A server that refuses a client certificate under TLS 1.3 does so after the handshake: its alert
+        // may come with a reset that the kernel delivers first, on our first request.
+        if ((error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL) && client_certificate_ && !answered_ &&
+            handshaken_) {
+            ERR_clear_error();
+            throw UsageError("TLS to " + redacted_ + " refused, client certificate refused: the server closed the "
+                             "connection after the handshake, before any answer (it does not accept ssl-cert)");
+        }
         if (error == SSL_ERROR_ZERO_RETURN) throw StreamLost("connection closed by the server (TLS close)");
         if (error == SSL_ERROR_SYSCALL) {
             const int saved = errno;
@@ -223,6 +237,8 @@ private:
     std::string host_;
     std::string redacted_;
     bool client_certificate_;
+    bool handshaken_ = false;
+    bool answered_ = false;  // the server has sent application data
     std::unique_ptr<SSL_CTX, ContextFree> context_;
     std::unique_ptr<SSL, SslFree> ssl_;
 };
