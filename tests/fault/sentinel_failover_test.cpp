@@ -134,8 +134,23 @@ TEST_F(SentinelTest, RedisWaitThenMasterKilledMidJobEveryRowOnce) {
     // A consumer given the same URL asks the sentinels too, and finds the queue on the new master.
     expect_every_row_once(consume(url_));
 
-    // The killed server comes back as the new master's replica.
+    // The killed server comes back as the new master's replica. The sentinels would tell it so once they see
+    // it again, which takes up to their 10 s INFO period; the test tells it at once what they would.
     ASSERT_TRUE(start_redis_server(master_config)) << master_config;
+    const std::string new_master_port =
+        info_field(redis::Connection(RedisOptions::from_url(url_)).command({"INFO", "server"}).text, "tcp_port");
+    const std::string old_master = "redis://127.0.0.1:" + info_field(info, "tcp_port") + "/0";
+    ASSERT_TRUE(wait_until(
+        [&] {
+            try {
+                redis::Connection(RedisOptions::from_url(old_master)).command({"REPLICAOF", "127.0.0.1", new_master_port});
+                return true;
+            } catch (const Error&) {
+                return false;  // not listening yet
+            }
+        },
+        10s))
+        << old_master << " did not come back";
     wait_for_a_synced_replica();
 }
 
