@@ -60,6 +60,10 @@ struct TaskResult {
 
 // Called on several worker threads at once: it must be safe to call concurrently.
 using TaskHandler = std::function<TaskResult(const TaskContext&)>;
+// A handler of the tasks a worker claimed together (up to ConsumerOptions::batch): one result per task, in
+// the order given; fewer or more fail the whole batch. For handlers that pipeline many tasks (a process fed
+// tasks on a pipe) or act on them in bulk. Also called on several threads at once.
+using BatchHandler = std::function<std::vector<TaskResult>(const std::vector<TaskContext>&)>;
 
 // Thrown by a handler that cannot work at all (its program is missing, its own service is gone): unlike
 // other exceptions it fails no task but stops the run, as a failure of the queue does; run_consumers then
@@ -157,8 +161,12 @@ struct ConsumerOptions {
 };
 
 // Runs the consumers until the stop flag is set or, with until_empty, the queue is drained. Bad options
-// (an unknown scheme, a URL the backend cannot read) throw UsageError before anything is claimed; a failure of the queue (or a ConsumerHalt) stops every
-// worker and is thrown once all of them stopped, as a backfill's is.
+// (an unknown scheme, a URL the backend cannot read) throw UsageError before anything is claimed; a
+// failure of the queue (or a ConsumerHalt) stops every worker and is thrown once all of them stopped, as a
+// backfill's is.
 ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler);
+// The same with a batch handler: each worker hands its whole claim to one call, then records the results
+// (the acknowledgements in one round trip). A stop lets the batch in hand finish.
+ConsumerReport run_batch_consumers(const ConsumerOptions& options, const BatchHandler& handler);
 
 }  // namespace rowpump

@@ -34,24 +34,44 @@ void add_claim_timeout(CLI::App& command, QueueOptions& options) {
 }
 
 void setup_consume(CLI::App& queue, QueueOptions& options) {
-    auto* command = queue.add_subcommand("consume", "Run a command for every task, with retries and recovery");
+    auto* command = queue.add_subcommand("consume", "Run a handler for every task, with retries and recovery");
     command->footer(
-        "The command runs through /bin/sh -c with the payload on stdin, and $ROWPUMP_QUEUE, $ROWPUMP_TASK_ATTEMPT\n"
-        "(the delivery: 1 the first time, one more after each failure and each time the task was taken back\n"
-        "from a consumer that died) and, for MySQL, $ROWPUMP_TASK_ID set. Exit status 0 acknowledges the task;\n"
-        "anything else fails it: it comes back after a backoff, or goes dead after --max-attempts.\n"
-        "SIGTERM or Ctrl-C: running tasks finish, claimed but unstarted ones go back to the queue, exit 0 (exit 3\n"
-        "when the server stopped answering: a wait on it ends about a second after the signal).\n"
+        "Handlers (docs/consumers.md):\n"
+        "  --pipe CMD   each worker starts CMD once and keeps it running; it reads one JSON line per task on stdin,\n"
+        "               {\"id\":..,\"attempt\":..,\"queue\":..,\"payload\":..}, and answers one line per task, in order:\n"
+        "               ok | retry [SECONDS] [reason] | fail [reason] | dead [reason]. Up to --inflight tasks are\n"
+        "               outstanding. A handler that exits, crashes, answers something else or passes --task-timeout\n"
+        "               is killed and restarted; the tasks it held fail (an attempt) and come back. SIGHUP restarts\n"
+        "               every handler after its current tasks.\n"
+        "  --exec CMD   a new process per task (about a millisecond each), the payload on stdin, $ROWPUMP_QUEUE,\n"
+        "               $ROWPUMP_TASK_ATTEMPT and, for MySQL, $ROWPUMP_TASK_ID set; exit status 0 acknowledges it.\n"
+        "               With --exec-batch N, a process per N tasks given as task lines; its exit status counts for all.\n"
+        "A plain command line starts directly; one with shell syntax runs through /bin/sh -c.\n"
+        "A failed task comes back after a backoff, or goes dead after --max-attempts ($ROWPUMP_TASK_ATTEMPT is the\n"
+        "delivery: 1 the first time, one more after each failure and each time it was taken back from a consumer\n"
+        "that died).\n"
+        "SIGTERM or Ctrl-C: tasks handed to a handler finish, claimed but unstarted ones go back to the queue, exit 0\n"
+        "(exit 3 when the server stopped answering: a wait on it ends about a second after the signal).\n"
         "--until-empty exits 0 when the queue is drained, 4 when it is but tasks went dead during the run.\n"
         "\n"
         "Examples:\n"
+        "  rowpump queue consume --source redis://127.0.0.1:6379/0 --queue mail --pipe 'php handler.php' --concurrency 2\n"
         "  rowpump queue consume --source mysql://worker@db/app --queue jobs --exec './handle.sh' --concurrency 4\n"
         "  rowpump queue consume --source redis://127.0.0.1:6379/0 --queue mail --priority-lists high,low \\\n"
         "      --exec 'php send.php' --batch 10 --max-attempts 8");
     add_queue_options(*command, options);
     using enum OptionId;
-    add_schema_options(*command, {{exec, options.exec, required}, {concurrency, options.concurrency},
-                                  {batch, options.batch}, {claim_mode, options.claim_mode}});
+    // A worker runs tasks one way: a process per task (--exec, or per N tasks with --exec-batch) or a persistent
+    // handler (--pipe, with its own --inflight and --task-timeout, and no --batch: --inflight is its batch).
+    auto* exec_flag = add_schema_option(*command, exec, options.exec);
+    auto* pipe_flag = add_schema_option(*command, pipe, options.pipe);
+    exec_flag->excludes(pipe_flag);
+    add_schema_option(*command, exec_batch, options.exec_batch)->needs(exec_flag);
+    add_schema_option(*command, inflight, options.inflight)->needs(pipe_flag);
+    add_schema_option(*command, task_timeout, options.task_timeout_seconds)->needs(pipe_flag);
+    add_schema_options(*command, {{concurrency, options.concurrency}});
+    add_schema_option(*command, batch, options.batch)->excludes(pipe_flag);
+    add_schema_options(*command, {{claim_mode, options.claim_mode}});
     add_retry_options(*command, options);
     add_claim_timeout(*command, options);
     add_schema_options(*command, {{reap_interval, options.reap_interval_seconds}, {poll, options.poll_seconds},

@@ -25,7 +25,11 @@ struct QueueOptions {
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume
-    std::string exec;
+    std::string exec;            // a process per task, or per --exec-batch tasks
+    std::size_t exec_batch = 0;  // 0: --exec runs per task
+    std::string pipe;            // persistent handler processes, fed task lines
+    std::size_t inflight = 32;   // --pipe: tasks claimed together and outstanding at a handler
+    double task_timeout_seconds = 300;  // --pipe: a result later than this is a fault
     std::size_t concurrency = 1;
     std::size_t batch = 1;
     ClaimMode claim_mode = ClaimMode::skip_locked;

@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/queue_exec.hpp"
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
+#include "cli/reload_signal.hpp"
 #include "config/option_error.hpp"
+#include "handler/exec_handlers.hpp"
+#include "handler/pipe_handlers.hpp"
 #include "http/http_server.hpp"
 #include "log.hpp"
 #include "metrics/consumer_metrics.hpp"
@@ -25,33 +27,22 @@ namespace rowpump::cli {
 
 namespace {
 
-// How often a running command's claims get a chance to be renewed.
-constexpr std::chrono::milliseconds heartbeat_tick{1000};
-
-std::vector<std::string> task_environment(const TaskContext& task) {
-    std::vector<std::string> environment{"ROWPUMP_QUEUE=" + std::string(task.queue),
-                                         "ROWPUMP_TASK_ATTEMPT=" + std::to_string(task.attempt)};
-    if (task.id != 0) environment.push_back("ROWPUMP_TASK_ID=" + std::to_string(task.id));
-    return environment;
-}
-
-// The handler: the command's exit status 0 acknowledges the task, anything else fails it. A command that
-// cannot be started at all stops the run (ConsumerHalt), as it always did.
-TaskResult run_command(const std::string& command, const TaskContext& task, metrics::ConsumerMetrics& counters) {
-    counters.started();
-    struct InFlight {  // until the command ended, or starting it threw
+// Counts a handler's work for /metrics: in flight while it runs, and how long it took.
+template <class Call>
+auto measured(metrics::ConsumerMetrics& counters, std::size_t tasks, Call&& call) {
+    for (std::size_t i = 0; i < tasks; ++i) counters.started();
+    struct InFlight {  // until the handler returned or threw
         metrics::ConsumerMetrics& counters;
-        ~InFlight() { counters.ended(); }
-    } in_flight{counters};
+        std::size_t tasks;
+        ~InFlight() {
+            for (std::size_t i = 0; i < tasks; ++i) counters.ended();
+        }
+    } in_flight{counters, tasks};
     const auto started = std::chrono::steady_clock::now();
-    CommandResult result;
-    try {
-        result = run_task_command(command, task.payload, task_environment(task), heartbeat_tick, task.heartbeat);
-    } catch (const Error& error) {
-        throw ConsumerHalt(error.what());
-    }
-    counters.took(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    return result.succeeded ? TaskResult::ok() : TaskResult::fail(result.failure);
+    auto result = call();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (std::size_t i = 0; i < tasks; ++i) counters.took(seconds / static_cast<double>(tasks));
+    return result;
 }
 
 metrics::TaskOutcome metric(TaskOutcome outcome) {
@@ -86,10 +77,16 @@ void write_last_lines(const QueueOptions& options, const ConsumerReport& report)
 }  // namespace
 
 int run_queue_consume(const QueueOptions& options) {
-    if (options.exec.empty()) throw UsageError("queue consume needs --exec CMD: the command to run for each task");
+    if (options.exec.empty() == options.pipe.empty())
+        throw UsageError("queue consume needs a handler: --pipe CMD (a process kept running, fed tasks on stdin) or "
+                         "--exec CMD (a process per task)");
+    if (options.exec_batch > 0 && options.batch != 1)
+        throw UsageError("--exec-batch N claims N tasks at a time: leave out --batch");
     ConsumerOptions consumer = consumer_options(options);
     check_claim_timeout(consumer);
-    // A command that exits without reading its stdin must not kill us with SIGPIPE (see run_task_command).
+    if (options.exec_batch > 0) consumer.batch = options.exec_batch;
+    if (!options.pipe.empty()) consumer.batch = options.inflight;
+    // A command that exits without reading its stdin must not kill us with SIGPIPE.
     ::signal(SIGPIPE, SIG_IGN);
     consumer.stop = &install_stop_signals(consumer_stop_message, consumer_second_stop_message);
 
@@ -107,8 +104,24 @@ int run_queue_consume(const QueueOptions& options) {
     consumer.on_outcome = [&counters](const TaskContext&, TaskOutcome outcome) { counters.count(metric(outcome)); };
     consumer.on_finished = [&options](const ConsumerReport& report) { write_last_lines(options, report); };
 
-    const ConsumerReport report = run_consumers(
-        consumer, [&](const TaskContext& task) { return run_command(options.exec, task, counters); });
+    ConsumerReport report;
+    if (!options.pipe.empty()) {
+        handler::PipeOptions pipe{options.pipe, flag_milliseconds(options.task_timeout_seconds, config::OptionId::task_timeout),
+                                  {"ROWPUMP_QUEUE=" + options.queue}};
+        handler::PipeHandlers handlers(std::move(pipe));
+        const ReloadSignal reload([&handlers] { handlers.restart(); });
+        report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
+            return measured(counters, tasks.size(), [&] { return handlers(tasks); });
+        });
+    } else if (options.exec_batch > 0) {
+        report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
+            return measured(counters, tasks.size(), [&] { return handler::run_exec_batch(options.exec, tasks); });
+        });
+    } else {
+        report = run_consumers(consumer, [&](const TaskContext& task) {
+            return measured(counters, 1, [&] { return handler::run_exec(options.exec, task); });
+        });
+    }
     return exits_dead(options, report) ? static_cast<int>(ExitCode::tasks_dead) : 0;
 }
 

@@ -33,6 +33,20 @@ std::vector<OptionSpec> consuming() {
     using Seconds = std::chrono::duration<double>;
     return {
         text(exec, "--exec", "", "Command to run per task (payload on stdin)"),
+        text(pipe, "--pipe", "",
+             "Persistent handler command, fed one task line at a time on stdin, answering one result line per task "
+             "(docs/consumers.md)"),
+        whole(exec_batch, "--exec-batch", "",
+              "With --exec: one process per N tasks, given as task lines on stdin; its exit status acknowledges or "
+              "fails them all",
+              {1, 10'000}, std::nullopt),
+        whole(inflight, "--inflight", "",
+              "With --pipe: tasks a worker claims together and hands to its handler before the first answer comes back",
+              {1, 10'000}, 32),
+        real(task_timeout, "--task-timeout", "",
+             "With --pipe: seconds a handler may take for one task (counted from its previous answer; a new "
+             "handler's first answer gets 5 s more) before it is killed and restarted; 0: no limit",
+             seconds, 300),
         whole(concurrency, "--concurrency", "", "Worker threads, each with its own connection", {1, 256}, 1),
         whole(batch, "--batch", "", "Tasks claimed at a time per worker", {1, 10'000}, 1),
         choice(claim_mode, "--claim-mode", "",

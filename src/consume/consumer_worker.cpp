@@ -77,23 +77,80 @@ void count(ConsumerRun& run, TaskOutcome outcome) {
     }
 }
 
-void process(QueueConsumer& consumer, const Task& task, ConsumerRun& run) {
-    consumer.heartbeat();
+TaskContext context_of(QueueConsumer& consumer, const Task& task, const ConsumerRun& run) {
     TaskContext context;
     context.queue = run.queue;
     context.id = task.id;
     context.attempt = task.deliveries;
     context.payload = task.payload;
     context.heartbeat = [&consumer] { consumer.heartbeat(); };
-    const TaskResult result = handle(run.handler, context);
-    TaskOutcome outcome = TaskOutcome::stale;
-    try {
-        outcome = record(consumer, task, result, run);
-    } catch (const StaleClaim& error) {
-        log().warn("{}: {}", consumer.describe(task), error.what());
-    }
+    return context;
+}
+
+void conclude(const TaskContext& context, TaskOutcome outcome, ConsumerRun& run) {
     count(run, outcome);
     if (run.options.on_outcome) run.options.on_outcome(context, outcome);
+}
+
+// Records one result; a claim taken away meanwhile is stale, and only logged.
+TaskOutcome record_or_stale(QueueConsumer& consumer, const Task& task, const TaskResult& result, ConsumerRun& run) {
+    try {
+        return record(consumer, task, result, run);
+    } catch (const StaleClaim& error) {
+        log().warn("{}: {}", consumer.describe(task), error.what());
+        return TaskOutcome::stale;
+    }
+}
+
+void process(QueueConsumer& consumer, const Task& task, ConsumerRun& run) {
+    consumer.heartbeat();
+    const TaskContext context = context_of(consumer, task, run);
+    const TaskResult result = handle(*run.handler, context);
+    conclude(context, record_or_stale(consumer, task, result, run), run);
+}
+
+std::vector<TaskResult> handle_batch(const BatchHandler& handler, const std::vector<TaskContext>& contexts) {
+    const auto all = [&](const TaskResult& result) { return std::vector<TaskResult>(contexts.size(), result); };
+    std::vector<TaskResult> results;
+    try {
+        results = handler(contexts);
+    } catch (const ConsumerHalt&) {
+        throw;
+    } catch (const std::exception& error) {
+        return all(TaskResult::fail(error.what()));
+    } catch (...) {
+        return all(TaskResult::fail("its handler threw something that is not a std::exception"));
+    }
+    if (results.size() != contexts.size())
+        return all(TaskResult::fail("its batch handler gave " + std::to_string(results.size()) + " results for " +
+                                    std::to_string(contexts.size()) + " tasks"));
+    return results;
+}
+
+// The whole claim to one call of the batch handler; the acknowledgements then go in one round trip.
+void process_batch(QueueConsumer& consumer, const std::vector<Task>& tasks, ConsumerRun& run) {
+    consumer.heartbeat();
+    std::vector<TaskContext> contexts;
+    contexts.reserve(tasks.size());
+    for (const Task& task : tasks) contexts.push_back(context_of(consumer, task, run));
+    const std::vector<TaskResult> results = handle_batch(*run.batch_handler, contexts);
+    std::vector<Task> done;
+    std::vector<std::size_t> done_at;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (results[i].kind != TaskResult::Kind::ok) continue;
+        done.push_back(tasks[i]);
+        done_at.push_back(i);
+    }
+    std::vector<TaskOutcome> outcomes(tasks.size(), TaskOutcome::done);
+    if (!done.empty())
+        for (std::size_t stale : consumer.ack(done)) {
+            outcomes[done_at[stale]] = TaskOutcome::stale;
+            log().warn("{}: its claim was taken away before it was acknowledged", consumer.describe(done[stale]));
+        }
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (results[i].kind != TaskResult::Kind::ok) outcomes[i] = record_or_stale(consumer, tasks[i], results[i], run);
+        conclude(contexts[i], outcomes[i], run);
+    }
 }
 
 // until_empty found nothing to take: whether to look again. Waits (a stop cuts it short) while tasks are
@@ -106,6 +163,7 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
     constexpr milliseconds shortest_wait{20};
     // How often the claims of other consumers are looked at again.
     constexpr milliseconds held_wait{250};
+    const std::uint64_t batches = run.batches_seen();  // before the look: a batch ending after it wakes the wait
     const Backlog backlog = consumer.backlog();
     run.delayed_left = backlog.later;
     if (backlog.waiting == 0 && backlog.held == 0) return false;
@@ -123,7 +181,9 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
                        run.queue, reaped.released + reaped.dead, reaped.released, reaped.dead);
             return true;
         }
-        wait = held_wait;
+        // Those held by this run's own workers end with their batch, which wakes the wait at once.
+        run.wait_for_batch(batches, held_wait);
+        return true;
     }
     const auto until = std::chrono::steady_clock::now() + wait;
     while (!run.stopping() && std::chrono::steady_clock::now() < until)
@@ -146,12 +206,17 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
                 ++run.drained_workers;
                 return;
             }
+            if (run.batch_handler != nullptr && !tasks.empty()) {
+                process_batch(consumer, tasks, run);
+                next = tasks.size();
+            }
             for (; next < tasks.size() && !run.stopping(); ++next) process(consumer, tasks[next], run);
             if (next < tasks.size()) {
                 consumer.release(std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(next), tasks.end()));
                 run.handed_back += tasks.size() - next;
                 tasks.clear();
             }
+            if (run.options.until_empty) run.batch_finished();
         }
     } catch (...) {
         // Best effort: whatever stays claimed comes back through the reaper / recovery anyway.
@@ -162,6 +227,24 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
         }
         throw;
     }
+}
+
+void ConsumerRun::batch_finished() {
+    {
+        const std::lock_guard lock(batch_mutex_);
+        ++batches_finished_;
+    }
+    batch_done_.notify_all();
+}
+
+std::uint64_t ConsumerRun::batches_seen() {
+    const std::lock_guard lock(batch_mutex_);
+    return batches_finished_;
+}
+
+void ConsumerRun::wait_for_batch(std::uint64_t seen, milliseconds longest) {
+    std::unique_lock lock(batch_mutex_);
+    batch_done_.wait_for(lock, longest, [&] { return batches_finished_ != seen; });
 }
 
 void maintain(QueueMaintainer& maintainer, ConsumerRun& run, const std::atomic<std::size_t>& workers_running) {

@@ -74,9 +74,8 @@ void sign_off(const std::vector<std::unique_ptr<QueueConsumer>>& consumers) {
     }
 }
 
-}  // namespace
-
-ConsumerReport run_consumers(const ConsumerOptions& given, const TaskHandler& handler) {
+template <class Handler>
+ConsumerReport run_all(const ConsumerOptions& given, const Handler& handler) {
     if (given.source.url.empty() && std::holds_alternative<std::monostate>(given.source.connection))
         throw UsageError("consumers need a queue: set ConsumerOptions::source (a mysql://, mariadb:// or redis:// URL)");
     // The registry picks the backend by the source's URL (or its typed options), and types the source once
@@ -86,7 +85,6 @@ ConsumerReport run_consumers(const ConsumerOptions& given, const TaskHandler& ha
     options.source = typed_source(given.source);
     check(options);
     backend.check_consumers(options);
-    if (!handler) throw UsageError("run_consumers needs a handler");
     Connections connections = open_connections(backend, options);
     const std::string& queue = options.source.queue;
     log().info("consuming queue {} from {}: {} worker(s), batch {}{}", queue, redacted(options.source),
@@ -117,6 +115,18 @@ ConsumerReport run_consumers(const ConsumerOptions& given, const TaskHandler& ha
     if (options.on_finished) options.on_finished(report);
     if (failure) std::rethrow_exception(failure);
     return report;
+}
+
+}  // namespace
+
+ConsumerReport run_consumers(const ConsumerOptions& options, const TaskHandler& handler) {
+    if (!handler) throw UsageError("run_consumers needs a handler");
+    return run_all(options, handler);
+}
+
+ConsumerReport run_batch_consumers(const ConsumerOptions& options, const BatchHandler& handler) {
+    if (!handler) throw UsageError("run_batch_consumers needs a handler");
+    return run_all(options, handler);
 }
 
 }  // namespace rowpump

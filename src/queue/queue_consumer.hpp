@@ -18,6 +18,8 @@ public:
     // Up to n tasks; waits up to `wait` when none is ready (MySQL polls with a growing pause).
     virtual std::vector<Task> claim(std::size_t n, std::chrono::milliseconds wait) = 0;
     virtual void ack(const Task& task) = 0;  // throws StaleClaim
+    // Several at once, in one round trip; returns the positions of the stale ones (not acknowledged).
+    virtual std::vector<std::size_t> ack(const std::vector<Task>& tasks) = 0;
     virtual FailOutcome fail(const Task& task, const std::string& error) = 0;  // throws StaleClaim
     // With the delay and max attempts of `policy` instead of the queue's (a handler's retry or dead).
     virtual FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) = 0;

@@ -20,7 +20,7 @@ cd "$root"
 layers=(
   "."
   "config"
-  "mysql redis http metrics"
+  "mysql redis http metrics process"
   "table encode route"
   "paging"
   "partition queue"
@@ -31,7 +31,7 @@ layers=(
   "backend/registry"
   "throttle"
   "run enqueue"
-  "job consume"
+  "job consume handler"
   "cli"
 )
 # Known arrows that run the wrong way, each to be removed (and then from here), FILE -> FOLDER:
@@ -42,28 +42,34 @@ for i in "${!layers[@]}"; do
   for folder in ${layers[$i]}; do rank[$folder]=$i; done
 done
 
-# The folder a path of src/ counts as: its first component, or its first two under backend/.
+# The folder a path of src/ counts as: its first component, or its first two under backend/. Sets $folder
+# (no subshell: the check reads every include of the tree, and a fork each would take most of its time).
 folder_of() {
   local dir="$1" first rest
   first="${dir%%/*}"
   if [[ "$first" == backend && "$dir" == backend/* ]]; then
     rest="${dir#backend/}"
-    echo "backend/${rest%%/*}"
+    folder="backend/${rest%%/*}"
   else
-    echo "$first"
+    folder="$first"
   fi
 }
 
+# The folder a file path is in ("." for a file directly in it), as dirname says.
+dir_of() { if [[ "$1" == */* ]]; then dir="${1%/*}"; else dir="."; fi; }
+
+include_pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)"'
 failures=0
 while IFS= read -r hit; do
   file="${hit%%:*}"
   rest="${hit#*:}"
   line="${rest%%:*}"
   text="${rest#*:}"
-  target="$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/' <<<"$text")"
+  [[ "$text" =~ $include_pattern ]] || continue
+  target="${BASH_REMATCH[1]}"
   [[ "$target" == rowpump/* ]] && continue
-  to="$(folder_of "$(dirname "$target")")"
-  from="$(folder_of "$(dirname "${file#src/}")")"
+  dir_of "$target"; folder_of "$dir"; to="$folder"
+  dir_of "${file#src/}"; folder_of "$dir"; from="$folder"
   [[ "$from" == "$to" ]] && continue
   if [[ -z "${rank[$from]+x}" || -z "${rank[$to]+x}" ]]; then
     echo "$file:$line: $text   (src/$from or src/$to has no layer: add it to tests/docs/folder_layers.sh)"

@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "integration/cli_process.hpp"
 #include "integration/http_client.hpp"
@@ -39,19 +41,25 @@ TEST_F(ConsumerMetricsTest, MetricsCountTasksByOutcomeAndPassPromtool) {
     }
     ASSERT_GT(port, 0) << consumer.describe();
     const std::string labels = "{queue=\"" + queue_ + "\"}";
+    const std::vector<std::string> samples{
+        "rowpump_consumer_tasks_processed_total" + labels + " 2", "rowpump_consumer_tasks_failed_total" + labels + " 1",
+        "rowpump_consumer_tasks_dead_total" + labels + " 1", "rowpump_consumer_tasks_retried_total" + labels + " 0",
+        "rowpump_consumer_tasks_in_flight" + labels + " 0",
+        "rowpump_consumer_task_duration_seconds_bucket{queue=\"" + queue_ + "\",le=\"+Inf\"} 3",
+        "rowpump_consumer_task_duration_seconds_count" + labels + " 3"};
+    const auto has_every_sample = [&](const std::string& body) {
+        return std::ranges::all_of(samples, [&](const std::string& sample) { return contains(body, sample); });
+    };
+    // A task's duration is counted as its command returns, its outcome a moment later: the page is read
+    // until the third outcome is on it too.
     HttpAnswer metrics;
     for (auto deadline = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < deadline;) {
         metrics = http_request(port, "GET", "/metrics");
-        if (contains(metrics.body, "rowpump_consumer_task_duration_seconds_count" + labels + " 3")) break;
+        if (has_every_sample(metrics.body)) break;
         std::this_thread::sleep_for(50ms);
     }
     ASSERT_EQ(metrics.status, 200) << consumer.describe();
-    for (const std::string& sample :
-         {"rowpump_consumer_tasks_processed_total" + labels + " 2", "rowpump_consumer_tasks_failed_total" + labels + " 1",
-          "rowpump_consumer_tasks_dead_total" + labels + " 1", "rowpump_consumer_tasks_retried_total" + labels + " 0",
-          "rowpump_consumer_tasks_in_flight" + labels + " 0",
-          "rowpump_consumer_task_duration_seconds_bucket{queue=\"" + queue_ + "\",le=\"+Inf\"} 3",
-          "rowpump_consumer_task_duration_seconds_count" + labels + " 3"})
+    for (const std::string& sample : samples)
         EXPECT_TRUE(contains(metrics.body, sample)) << sample << " in\n" << metrics.body;
     const std::string page = temp_file("consumer_metrics");
     std::ofstream(page) << metrics.body;

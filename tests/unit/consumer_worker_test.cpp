@@ -39,6 +39,15 @@ public:
         return batch;
     }
     void ack(const Task& task) override { acked.push_back(task.payload); }
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override {
+        ++batch_acks;
+        std::vector<std::size_t> stale;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            if (tasks[i].payload == "stale") stale.push_back(i);
+            else acked.push_back(tasks[i].payload);
+        }
+        return stale;
+    }
     FailOutcome fail(const Task& task, const std::string& error) override { return fail(task, error, RetryPolicy{}); }
     FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
         failures.push_back({task.payload, error, policy});
@@ -58,6 +67,7 @@ public:
     std::vector<Failure> failures;
     std::vector<std::string> released;
     int heartbeats = 0;
+    int batch_acks = 0;
 
 private:
     std::deque<std::vector<Task>> batches_;
@@ -179,6 +189,60 @@ TEST(ConsumerWorkerTest, TheHandlerSeesItsTaskAndRenewsItsClaim) {
     EXPECT_EQ(seen_payload, "payload");
     EXPECT_EQ(seen_attempt, 1);
     EXPECT_EQ(consumer.heartbeats, 3) << "one before the handler, two by it";
+}
+
+}  // namespace
+}  // namespace rowpump
+
+namespace rowpump {
+namespace {
+
+TEST(ConsumerWorkerTest, ABatchHandlerGetsTheWholeClaimAndItsAcksGoInOneCall) {
+    RecordingConsumer consumer({"ok1", "fail", "ok2", "stale", "dead"});
+    ConsumerOptions options = draining();
+    std::vector<TaskOutcome> outcomes;
+    options.on_outcome = [&outcomes](const TaskContext&, TaskOutcome outcome) { outcomes.push_back(outcome); };
+    std::vector<std::size_t> calls;
+    const BatchHandler handler = [&calls](const std::vector<TaskContext>& tasks) {
+        calls.push_back(tasks.size());
+        std::vector<TaskResult> results;
+        for (const TaskContext& task : tasks)
+            results.push_back(task.payload == "fail"   ? TaskResult::fail("it failed")
+                              : task.payload == "dead" ? TaskResult::dead("poison")
+                                                       : TaskResult::ok());
+        return results;
+    };
+    consume::ConsumerRun run(options, handler, "q", queue_policy());
+    consume::work(consumer, run);
+
+    EXPECT_EQ(calls, std::vector<std::size_t>{5});
+    EXPECT_EQ(consumer.batch_acks, 1);
+    EXPECT_EQ(consumer.acked, (std::vector<std::string>{"ok1", "ok2"}));
+    ASSERT_EQ(consumer.failures.size(), 2u);
+    EXPECT_EQ(consumer.failures[0].error, "it failed");
+    EXPECT_EQ(consumer.failures[1].policy.max_attempts, 1);
+    EXPECT_EQ(outcomes, (std::vector<TaskOutcome>{TaskOutcome::done, TaskOutcome::retried, TaskOutcome::done,
+                                                  TaskOutcome::stale, TaskOutcome::dead}));
+    const ConsumerReport report = run.report();
+    EXPECT_EQ(report.done, 2u);
+    EXPECT_EQ(report.stale, 1u);
+    EXPECT_EQ(report.dead, 1u);
+}
+
+TEST(ConsumerWorkerTest, ABatchHandlerThatThrowsOrMiscountsFailsTheWholeBatch) {
+    for (const bool throws : {true, false}) {
+        RecordingConsumer consumer({"a", "b", "c"});
+        const ConsumerOptions options = draining();
+        const BatchHandler handler = [throws](const std::vector<TaskContext>&) -> std::vector<TaskResult> {
+            if (throws) throw std::runtime_error("it threw");
+            return {TaskResult::ok()};
+        };
+        consume::ConsumerRun run(options, handler, "q", queue_policy());
+        consume::work(consumer, run);
+        EXPECT_TRUE(consumer.acked.empty());
+        ASSERT_EQ(consumer.failures.size(), 3u);
+        EXPECT_EQ(consumer.failures[2].error, throws ? "it threw" : "its batch handler gave 1 results for 3 tasks");
+    }
 }
 
 }  // namespace

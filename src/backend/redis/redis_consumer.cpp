@@ -28,6 +28,7 @@ public:
 
     std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
     void ack(const Task& task) override { queue_.ack(task); }
+    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
     FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
     FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
         return queue_.fail(task, error, policy);
