@@ -2,12 +2,14 @@
 # A private MariaDB and a private Redis for rowpump's tests and quick start: bound to 127.0.0.1, on
 # non-default ports, with every file under the project's .state/ folder. Never a system service.
 #
-#   scripts/services.sh start    start all four (leaves running ones alone), then print the env lines
-#   scripts/services.sh stop     stop all four
+#   scripts/services.sh start    start them all (leaves running ones alone), then print the env lines
+#   scripts/services.sh stop     stop them all
 #   scripts/services.sh status   say what runs (exit 0 when all run, 3 otherwise)
 #   scripts/services.sh env      print the export lines:  eval "$(scripts/services.sh env)"
 #   scripts/services.sh start-tls  start only the MariaDB that requires TLS (start starts it too)
 #   scripts/services.sh start-redis-cluster | stop-redis-cluster   only the Redis Cluster (6 nodes, 6501-6506)
+#   scripts/services.sh start-redis-extras | stop-redis-extras   only the TLS Redis and the Sentinel setup
+#     (scripts/services/redis_tls.sh, redis_sentinel.sh; start and stop include them)
 #
 # The replica is a second mariadbd that replicates from the first through its binary log, for the tests of
 # the replica-lag throttle (they stop its SQL thread). It starts from the first one's schema, not its rows.
@@ -370,6 +372,8 @@ print_env() {
   echo "export ROWPUMP_MYSQL_URL=mysql://$db_user@127.0.0.1:$mariadb_port/$db_name"
   echo "export ROWPUMP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
   print_tls_env
+  print_redis_tls_env
+  print_redis_sentinel_env
   # Only a replica that runs: the replica tests then say how to start one instead of failing to connect.
   if replica_pid >/dev/null; then
     echo "export ROWPUMP_REPLICA_URL=mysql://$db_user@127.0.0.1:$replica_port/$db_name"
@@ -398,8 +402,18 @@ status() {
   fi
   tls_mariadb_status || running=$((running - 1))
   redis_cluster_status || running=$((running - 1))
+  redis_tls_status || running=$((running - 1))
+  redis_sentinel_status || running=$((running - 1))
   (( running == 2 )) || return 3
 }
+
+# The TLS Redis, the Sentinel setup and the Redis Cluster, each in a file of its own.
+# shellcheck source=services/redis_tls.sh
+source "$root/scripts/services/redis_tls.sh"
+# shellcheck source=services/redis_sentinel.sh
+source "$root/scripts/services/redis_sentinel.sh"
+# shellcheck source=services/redis_cluster.sh
+source "$root/scripts/services/redis_cluster.sh"
 
 # A server keeps every descriptor it inherits for as long as it runs. Started under `flock LOCK`, or from a
 # test that reads our output until EOF, it would hold that lock or pipe forever: close all above stderr.
@@ -411,8 +425,6 @@ close_inherited_fds() {
   done
 }
 
-source "$root/scripts/services/redis_cluster.sh"
-
 case "${1:-}" in
   start)
     close_inherited_fds
@@ -421,6 +433,8 @@ case "${1:-}" in
     start_redis
     start_tls_mariadb
     start_redis_cluster
+    start_redis_tls
+    start_redis_sentinel
     print_env
     ;;
   stop)
@@ -429,14 +443,19 @@ case "${1:-}" in
     stop_server Redis redis_pid "$redis_log"
     stop_server "the TLS MariaDB" tls_mariadb_pid "$tls_log"
     stop_redis_cluster
+    stop_redis_tls
+    stop_redis_sentinel
     ;;
   start-redis-cluster) close_inherited_fds; start_redis_cluster; print_redis_cluster_env ;;
   stop-redis-cluster) stop_redis_cluster ;;
+  start-redis-extras) close_inherited_fds; start_redis_tls; start_redis_sentinel; print_redis_tls_env
+    print_redis_sentinel_env ;;
+  stop-redis-extras) stop_redis_tls; stop_redis_sentinel ;;
   start-tls) close_inherited_fds; start_tls_mariadb ;;
   status) status ;;
   env) print_env ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

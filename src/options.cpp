@@ -9,6 +9,7 @@
 
 #include "rowpump/error.hpp"
 #include "url.hpp"
+#include "url_values.hpp"
 
 namespace rowpump {
 
@@ -39,15 +40,6 @@ std::string password_from(const char* variable, const char* file_variable) {
     return {};
 }
 
-unsigned parse_port(const std::string& text, const std::string& url) {
-    char* end = nullptr;
-    unsigned long port = std::strtoul(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || port == 0 || port > 65535)
-        throw UsageError("invalid port" + quoted_part(text, url) + " in " + redact_url(url) +
-                         ": expected a number 1-65535");
-    return static_cast<unsigned>(port);
-}
-
 std::chrono::seconds parse_seconds(const std::string& key, const std::string& text, const std::string& url) {
     char* end = nullptr;
     long value = std::strtol(text.c_str(), &end, 10);
@@ -55,28 +47,6 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& te
         throw UsageError("invalid " + key + quoted_part(text, url) + " in " + redact_url(url) +
                          ": expected whole seconds");
     return std::chrono::seconds(value);
-}
-
-SslMode parse_ssl_mode(const std::string& text, const std::string& url) {
-    std::string mode;
-    for (unsigned char c : text) mode += static_cast<char>(std::toupper(c));
-    if (mode == "DISABLED") return SslMode::disabled;
-    if (mode == "PREFERRED") return SslMode::preferred;
-    if (mode == "REQUIRED") return SslMode::required;
-    if (mode == "VERIFY_CA") return SslMode::verify_ca;
-    if (mode == "VERIFY_IDENTITY") return SslMode::verify_identity;
-    throw UsageError("invalid ssl-mode" + quoted_part(text, url) + " in " + redact_url(url) +
-                     ": expected DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
-}
-
-// A missing or unreadable file is named now, not as the TLS library's vaguer error at the first connect.
-std::string readable_file(const std::string& key, const std::string& path, const std::string& url) {
-    std::ifstream in(path, std::ios::binary);
-    std::error_code error;
-    if (!in || std::filesystem::is_directory(path, error))
-        throw UsageError("cannot read the " + key + " file '" + path + "' named in " + redact_url(url) + ": " +
-                         (in ? "it is a directory" : std::strerror(errno)));
-    return path;
 }
 
 // The ssl-* options together: a CA only makes sense when it is used to verify, a key needs its
@@ -162,44 +132,8 @@ std::string MySqlOptions::redacted() const {
     return out.str();
 }
 
-RedisOptions RedisOptions::from_url(const std::string& url) {
-    UrlParts parts = parse_url(url, {"redis"});
-    RedisOptions options;
-    if (!parts.host.empty()) options.host = parts.host;
-    if (!parts.port.empty()) options.port = parse_port(parts.port, url);
-    options.user = parts.user;
-    options.password = parts.password;
-    if (!parts.path.empty()) {
-        char* end = nullptr;
-        long db = std::strtol(parts.path.c_str(), &end, 10);
-        if (*end != '\0' || db < 0)
-            throw UsageError("invalid database" + quoted_part(parts.path, url) + " in " + redact_url(url) +
-                             ": expected redis://host:port/NUMBER");
-        options.db = static_cast<int>(db);
-    }
-    for (const auto& [key, value] : parts.query) {
-        if (key == "socket") options.socket = value;
-        else throw UsageError("unknown option" + quoted_part(key, url) + " in " + redact_url(url) +
-                              ": expected socket");
-    }
-    options.password_from_env();
-    return options;
-}
-
 void RedisOptions::password_from_env() {
     if (password.empty()) password = password_from("ROWPUMP_REDIS_PASSWORD", "ROWPUMP_REDIS_PASSWORD_FILE");
-}
-
-std::string RedisOptions::redacted() const {
-    std::ostringstream out;
-    out << "redis://";
-    if (!user.empty() || !password.empty())
-        out << percent_encode(user) << (password.empty() ? "" : ":***") << "@";
-    if (socket.empty()) out << host << ":" << port;
-    else out << "localhost";
-    out << "/" << db;
-    if (!socket.empty()) out << "?socket=" << socket;
-    return out.str();
 }
 
 }  // namespace rowpump

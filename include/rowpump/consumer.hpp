@@ -98,7 +98,9 @@ struct ConsumerReport {
 // The queue consumers take tasks from, named as a sink is: the URL's scheme picks the backend.
 struct QueueSource {
     // mysql://user@host:port/db (or mariadb://): the queue table `queue` in that database;
-    // redis://[user:pass@]host:port/db: the Redis queue `queue` (its keys: docs/DESIGN.md, "Queues");
+    // redis://[user:pass@]host:port/db: the Redis queue `queue` (its keys: docs/DESIGN.md, "Queues"), or
+    // the same reached by TLS, a unix socket or Sentinel (rediss://, redis+unix://, redis-sentinel://: the
+    // forms of RedisOptions::from_url);
     // redis-cluster://[user:pass@]host:port[,host:port...]/: the same on the node that owns the queue's
     // hash slot ("{orders}").
     // A password may come from the environment, as MySqlOptions::from_url and RedisOptions::from_url say.

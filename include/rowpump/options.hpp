@@ -99,8 +99,23 @@ struct RedisOptions : ServerTimeouts {
     // the server gives up within about a second (a blocking pop: a second after its block time), and no failed
     // command is retried; both throw Interrupted. A healthy server's reply is still read: it comes before that.
     const std::atomic<bool>* stop = nullptr;
+    // rediss://: TLS. ssl_mode is verify_identity (the certificate chains to ssl_ca and names the host, the
+    // default), verify_ca (it chains to ssl_ca) or required (nothing is verified). An empty ssl_ca: the
+    // system's CAs. ssl_cert and ssl_key: a client certificate, for servers that ask for one.
+    bool tls = false;
+    SslMode ssl_mode = SslMode::verify_identity;
+    std::string ssl_ca;
+    std::string ssl_cert;
+    std::string ssl_key;
+    // redis-sentinel://: the sentinels to ask, in order, for the address of the master named master_name;
+    // host and port are then unused. Every connection asks them again, so a reconnect follows a failover.
+    std::vector<std::pair<std::string, unsigned>> sentinels;
+    std::string master_name;
 
     // redis://[user:pass@]host:port/db  or  redis://[:pass@]localhost/db?socket=/path/redis.sock
+    // redis+unix://[user:pass@]/path/redis.sock?db=N
+    // rediss://[user:pass@]host:port/db?ssl-ca=PATH&ssl-cert=PATH&ssl-key=PATH&ssl-mode=VERIFY_IDENTITY
+    // redis-sentinel://[user:pass@]host:port[,host:port...]/MASTER_NAME/db
     static RedisOptions from_url(const std::string& url);
     // Fills an empty password from ROWPUMP_REDIS_PASSWORD / ROWPUMP_REDIS_PASSWORD_FILE.
     void password_from_env();

@@ -7,6 +7,7 @@
 //                                        the same
 // A program that holds its connection settings (a password from its own secret store) gives them as they
 // are instead, with SinkSpec::redis() or SinkSpec::mysql(): nothing is formatted into a URL.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -67,6 +68,11 @@ struct SinkSpec {
     // every connection to it: the sink's, the job store's, the --high-water probe's. The backfill CLI
     // copies the source's (--read-timeout, --write-timeout, --retry-budget).
     ServerTimeouts timeouts;
+    // Redis: after each page, WAIT until this many replicas have acknowledged it, for at most
+    // redis_wait_timeout (--redis-wait N[:timeout_ms]; 0: no WAIT). A page they do not acknowledge in time
+    // is retried with a job id, and fails the run without one. docs/DESIGN.md, "Durability of Redis".
+    unsigned redis_wait_replicas = 0;
+    std::chrono::milliseconds redis_wait_timeout{1000};
     // Redis: RedisOptions::stop for every connection to the sink's server (run_job sets JobControl::stop).
     const std::atomic<bool>* stop = nullptr;
 

@@ -31,6 +31,7 @@ struct BackendTraits {
     bool replaces_files = false;  // --overwrite has something to replace
     bool keeps_jobs = false;      // a job id's checkpoints can be kept beside the queue
     bool claims_expire = false;   // its consumers' claims are taken back after ConsumerOptions::claim_timeout
+    bool waits_for_replicas = false;  // --redis-wait applies: each page waits for the server's replicas (WAIT)
 };
 
 // What a backend says of itself, fixed for all its sinks: data each backend gives its base, not behaviour.

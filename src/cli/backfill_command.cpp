@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/redis/redis_wait.hpp"
 #include "cli/job_runner.hpp"
 #include "cli/schema_flags.hpp"
 #include "config/option_checks.hpp"
@@ -53,7 +54,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                   {payload_template, options.payload_template}, {big_numbers, options.big_numbers},
                                   {list_key, options.list_key}, {delayed_key, options.delayed_key},
                                   {delay_score, options.delay_score}, {delayed_members, options.delayed_members},
-                                  {state_prefix, options.state_prefix}});
+                                  {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait}});
     add_encoding_flags(*command, options.encoding);
     add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
                                   {delay, options.delay_seconds}, {due_column, options.due_column},
@@ -114,6 +115,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.sink.delay_score = options.delay_score;
     spec.sink.delayed_members = options.delayed_members;
     spec.state_prefix = options.state_prefix;
+    if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

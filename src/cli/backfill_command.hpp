@@ -34,6 +34,7 @@ struct BackfillOptions {
     DelayScore delay_score = SinkSpec{}.delay_score;
     DelayedMembers delayed_members = SinkSpec{}.delayed_members;
     std::string state_prefix = JobSpec{}.state_prefix;
+    std::string redis_wait;  // --redis-wait N[:timeout_ms]
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;

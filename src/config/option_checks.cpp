@@ -79,6 +79,15 @@ void check_overwrite_applies(const SinkSpec& sink, bool file_sink) {
                        OptionId::overwrite});
 }
 
+void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas) {
+    if (sink.redis_wait_replicas == 0 || waits_for_replicas) return;
+    throw OptionError({OptionId::redis_wait, " makes each page wait for the replicas of a Redis server, and " +
+                                                 redact_url(sink.uri) +
+                                                 " is not one (redis://, rediss://, redis+unix:// or "
+                                                 "redis-sentinel://): remove ",
+                       OptionId::redis_wait});
+}
+
 void check_lag_query_applies(const ThrottleSpec& throttle) {
     if (throttle.lag_query.empty() || !throttle.replicas.empty()) return;
     throw OptionError({OptionId::lag_query, " runs on the replicas, and none is given: add ", OptionId::replica});

@@ -33,6 +33,10 @@ void check_state_prefix_applies(const JobSpec& spec);
 // --overwrite replaces a file:PATH sink and nothing else.
 void check_overwrite_applies(const SinkSpec& sink, bool file_sink);
 
+// --redis-wait waits for the replicas of one Redis server (redis://, rediss://, redis+unix://,
+// redis-sentinel://): not with another sink.
+void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas);
+
 // A lag query runs on the replicas: not without them.
 void check_lag_query_applies(const ThrottleSpec& throttle);
 

@@ -127,6 +127,9 @@ std::vector<OptionSpec> sink_options() {
                defaults.delayed_members),
         text(state_prefix, "--state-prefix", "sink.state_prefix",
              "Redis: prefix of the --job-id state keys (default: rowpump:job:)", JobSpec{}.state_prefix),
+        text(redis_wait, "--redis-wait", "sink.redis_wait",
+             "Redis: N[:timeout_ms]: after each page, WAIT until N replicas have it (default timeout 1000 ms); a "
+             "page they do not acknowledge is retried with --job-id, and fails the run without one"),
     };
 }
 

@@ -5,6 +5,7 @@
 #include "job/job_sections.hpp"
 #include "backend/registry/registry.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis/redis_wait.hpp"
 #include "job/option_fields.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
@@ -72,6 +73,12 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
     read_option(sink, OptionId::delayed_members, spec.sink.delayed_members);
     if (auto prefix = read_option(sink, OptionId::state_prefix, spec.state_prefix))
         at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
+    std::string redis_wait;
+    if (auto wait = read_option(sink, OptionId::redis_wait, redis_wait))
+        at_field(*wait, [&] {
+            redis::parse_redis_wait(redis_wait, spec.sink);
+            config::check_redis_wait_applies(spec.sink, backend_for(spec.sink).traits().waits_for_replicas);
+        });
 }
 
 }  // namespace

@@ -1,14 +1,7 @@
 #include "redis/connection.hpp"
 
-// sds.h has no C++ guard, and hiredis.h includes it outside its own: first, then, and as C.
-extern "C" {
-#include <hiredis/sds.h>
-}
-#include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,51 +9,17 @@ extern "C" {
 #include <climits>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
 #include "config/option_schema.hpp"
 #include "log.hpp"
+#include "redis/endpoint.hpp"
+#include "redis/stream.hpp"
 #include "retry.hpp"
 
 namespace rowpump::redis {
 
 namespace {
-
-// hiredis writes with write(2): on a socket the server has closed that raises SIGPIPE, which kills the
-// process unless someone ignores it. A library must not change the process's signal handling, so the
-// signal is blocked for this thread while hiredis writes, and a SIGPIPE it caused is consumed before the
-// old mask comes back (the way libcurl and OpenSSL do it). The write then fails with EPIPE, which
-// becomes a transient QueueError like any other lost connection.
-class SigpipeBlock {
-public:
-    SigpipeBlock() {
-        sigemptyset(&pipe_);
-        sigaddset(&pipe_, SIGPIPE);
-        pthread_sigmask(SIG_BLOCK, &pipe_, &previous_);
-        was_pending_ = pending();
-    }
-    ~SigpipeBlock() {
-        if (!was_pending_ && pending()) {
-            const timespec no_wait{0, 0};
-            while (sigtimedwait(&pipe_, nullptr, &no_wait) == -1 && errno == EINTR) {
-            }
-        }
-        pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-    }
-    SigpipeBlock(const SigpipeBlock&) = delete;
-    SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-
-private:
-    static bool pending() {
-        sigset_t set;
-        sigemptyset(&set);
-        sigpending(&set);
-        return sigismember(&set, SIGPIPE) == 1;
-    }
-
-    sigset_t pipe_;
-    sigset_t previous_;
-    bool was_pending_ = false;
-};
 
 struct ReplyDeleter {
     void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
@@ -71,28 +30,11 @@ using config::OptionId;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-timeval to_timeval(milliseconds duration) {
-    const auto ms = duration.count();
-    return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
-}
-
 // How often a wait for the socket looks at the stop flag, and how long after a stop it still waits: a
 // healthy server answers well within it, so the rows a clean stop still writes get written, and a
 // server that stopped answering holds up the stop by this long at most.
 constexpr milliseconds stop_poll{100};
 constexpr milliseconds stop_grace{1000};
-
-// The socket is ours to wait on (poll(2), so that the timeouts and a stop request are looked at while
-// the server is silent), and a command started by a consumer (queue consume --exec) must not inherit
-// it: a child that keeps the socket open keeps the session alive after this process died.
-void make_nonblocking(redisContext& context) {
-    const int fd = context.fd;
-    if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
-        ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC) != 0)
-        throw QueueError(std::string("cannot set up the Redis socket: ") + std::strerror(errno), true);
-    // hiredis then treats EAGAIN as "try again" instead of an error, and leaves the waiting to us.
-    context.flags &= ~REDIS_BLOCK;
-}
 
 // Redis's table of transient error replies, by their first word: trying again later succeeds. Any other
 // error reply is final, and a lost connection is always transient (throw_connection_lost).
@@ -145,28 +87,21 @@ char* append_length(char* out, char marker, std::size_t length) {
     return out;
 }
 
-// Writes one command in the Redis protocol (RESP) straight into hiredis's output buffer, which
-// flush() sends. redisAppendCommandArgv would build it in a buffer of its own first, formatting
-// each length with sdscatfmt, and then copy it over: for a batch of payloads, that was a sixth of the
-// client's CPU.
-void append_command(redisContext& context, std::span<const std::string_view> argv) {
+// Writes one command in the Redis protocol (RESP) onto `output`, which flush() sends. Room is made once
+// for the whole command, and the payloads are copied once, straight from the caller's strings.
+void append_command(std::string& output, std::span<const std::string_view> argv) {
     constexpr std::size_t framing = 1 + 20 + 2;  // marker, the longest length, CRLF
     std::size_t total = framing;
     for (std::string_view arg : argv) total += framing + arg.size() + 2;
     if (total > INT_MAX) throw QueueError("a Redis command of " + std::to_string(total) + " bytes is too large", false);
-    sds buffer = sdsMakeRoomFor(context.obuf, total);
-    if (buffer == nullptr) throw std::bad_alloc();
-    context.obuf = buffer;
-    char* const start = buffer + sdslen(buffer);
-    char* out = append_length(start, '*', argv.size());
+    output.reserve(output.size() + total);
+    char head[framing];
+    output.append(head, append_length(head, '*', argv.size()));
     for (std::string_view arg : argv) {
-        out = append_length(out, '$', arg.size());
-        if (!arg.empty()) std::memcpy(out, arg.data(), arg.size());
-        out += arg.size();
-        *out++ = '\r';
-        *out++ = '\n';
+        output.append(head, append_length(head, '$', arg.size()));
+        output.append(arg);
+        output.append("\r\n", 2);
     }
-    sdsIncrLen(buffer, static_cast<int>(out - start));
 }
 
 // "it has databases 0-15", from CONFIG GET databases; what the server said when CONFIG is not allowed.
@@ -182,7 +117,7 @@ std::string database_range(Connection& connection) {
 
 }  // namespace
 
-void Connection::ContextDeleter::operator()(redisContext* context) const noexcept { redisFree(context); }
+void Connection::ReaderDeleter::operator()(redisReader* reader) const noexcept { redisReaderFree(reader); }
 
 Connection::Connection(RedisOptions options) : Connection(std::move(options), DeferredTag{}) { open(); }
 
@@ -198,29 +133,57 @@ Connection::~Connection() = default;
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
-void Connection::open() {
-    context_.reset();
+void Connection::close() noexcept {
+    stream_.reset();
+    reader_.reset();
+    output_.clear();
+    output_sent_ = 0;
+    answered_ = false;
     pending_replies_ = 0;
-    const timeval connect_timeout = to_timeval(options_.connect_timeout);
-    redisContext* raw = options_.socket.empty()
-                            ? redisConnectWithTimeout(options_.host.c_str(), static_cast<int>(options_.port),
-                                                      connect_timeout)
-                            : redisConnectUnixWithTimeout(options_.socket.c_str(), connect_timeout);
-    if (raw == nullptr) throw std::bad_alloc();
-    std::unique_ptr<redisContext, ContextDeleter> context(raw);
-    if (context->err != 0)
-        throw QueueError("cannot connect to Redis at " + options_.redacted() + ": " + context->errstr +
-                             " (is the server running? check host and port)",
-                         true);
-    // Without our own waits a server that stops answering (but keeps the socket open) would block us forever.
-    make_nonblocking(*context);
-    context_ = std::move(context);
+}
+
+void Connection::open() {
+    close();
     try {
+        open_stream();
+        reader_.reset(redisReaderCreate());
+        if (!reader_) throw std::bad_alloc();
         login();
     } catch (...) {
-        context_.reset();
+        close();
         throw;
     }
+}
+
+void Connection::open_stream() {
+    std::string host = options_.host;
+    unsigned port = options_.port;
+    if (!options_.sentinels.empty()) std::tie(host, port) = master_from_sentinels(options_);
+    try {
+        stream_ = redis::open_stream(options_, host, port);
+        while (const short wait = stream_->handshake())
+            wait_for_socket(wait, options_.connect_timeout,
+                            "the TLS handshake (a server silent in it may not speak TLS on this port)", "connect_timeout");
+    } catch (const StreamLost& lost) {
+        close();
+        const std::string master = options_.sentinels.empty() ? "" : " (master " + host + ":" + std::to_string(port) + ")";
+        throw QueueError("cannot connect to Redis at " + options_.redacted() + master + ": " + lost.what() +
+                             (options_.socket.empty() ? " (is the server running? check host and port)"
+                                                      : " (is the server running? check the socket path)"),
+                         true);
+    }
+}
+
+// The sentinels' answer may be stale (a failover under way, or the old master back as a replica): a
+// master that is not one is a transient failure, and the retry asks the sentinels again.
+void Connection::check_master_role() {
+    const Reply role = command({"ROLE"});
+    if (!role.elements.empty() && role.elements.front().text == "master") return;
+    const std::string is = role.elements.empty() ? "no role" : role.elements.front().text;
+    close();
+    throw QueueError("the master the sentinels of " + options_.redacted() + " named is a " + is +
+                         " now (a failover is under way)",
+                     true);
 }
 
 void Connection::login() {
@@ -244,17 +207,23 @@ void Connection::login() {
                              database_range(*this) + "; give another number after the port, e.g. redis://host:port/0");
         }
     }
+    if (!options_.sentinels.empty()) check_master_role();
+    // TLS 1.3 says that the server refused our certificate only in answer to the first request: make one,
+    // so that the refusal is this connection's error, not a later command's.
+    else if (options_.tls && options_.password.empty() && options_.db == 0) command({"PING"});
 }
 
 void Connection::reconnect() { open(); }
 
-void Connection::throw_connection_lost(std::string_view during) {
-    std::string reason = context_ ? context_->errstr : "connection closed";
-    if (reason.empty()) reason = "connection closed";
-    context_.reset();
-    pending_replies_ = 0;
+void Connection::throw_connection_lost(std::string_view during, std::string_view reason) {
+    // A plain-text session that a server closes before it said a word: most likely a port that takes TLS.
+    const bool maybe_tls_port = !answered_ && !options_.tls && options_.socket.empty();
+    close();
     throw QueueError("Redis connection to " + options_.redacted() + " lost during " + std::string(during) + ": " +
-                         reason,
+                         std::string(reason.empty() ? "connection closed" : reason) +
+                         (maybe_tls_port ? " (closed before the server's first answer: if the port takes TLS only, "
+                                           "write rediss://)"
+                                         : ""),
                      true);
 }
 
@@ -275,8 +244,8 @@ void Connection::append(std::initializer_list<std::string_view> argv) {
 }
 
 void Connection::append(std::span<const std::string_view> argv) {
-    if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
-    append_command(*context_, argv);
+    if (!stream_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
+    append_command(output_, argv);
     ++pending_replies_;
 }
 
@@ -291,7 +260,7 @@ Reply Connection::blocking_command(std::initializer_list<std::string_view> argv,
 std::vector<Reply> Connection::read_replies(std::size_t count) { return read_replies(count, milliseconds(0)); }
 
 std::vector<Reply> Connection::read_replies(std::size_t count, milliseconds block) {
-    if (!context_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
+    if (!stream_) throw QueueError("Redis connection to " + options_.redacted() + " is closed", true);
     if (count > pending_replies_)
         throw Error("bug: reading " + std::to_string(count) + " Redis replies but only " +
                     std::to_string(pending_replies_) + " commands are pipelined");
@@ -316,12 +285,42 @@ std::vector<Reply> Connection::read_replies(std::size_t count, milliseconds bloc
 }
 
 void Connection::flush() {
-    const SigpipeBlock no_sigpipe;
-    for (int done = 0;;) {
-        if (redisBufferWrite(context_.get(), &done) != REDIS_OK) throw_connection_lost("a pipelined write");
-        if (done) return;
-        wait_for_socket(POLLOUT, options_.write_timeout, "a write", config::option(OptionId::write_timeout).cli);
+    while (output_sent_ < output_.size()) {
+        StreamIo io;
+        try {
+            io = stream_->write(output_.data() + output_sent_, output_.size() - output_sent_);
+        } catch (const StreamLost& lost) {
+            throw_connection_lost("a pipelined write", lost.what());
+        }
+        output_sent_ += io.bytes;
+        if (io.bytes == 0)
+            wait_for_socket(io.wait, options_.write_timeout, "a write", config::option(OptionId::write_timeout).cli);
     }
+    output_.clear();
+    output_sent_ = 0;
+}
+
+bool Connection::read_some(short& wait_events) {
+    char buffer[16 * 1024];
+    StreamIo io;
+    try {
+        io = stream_->read(buffer, sizeof buffer);
+    } catch (const StreamLost& lost) {
+        throw_connection_lost("a read", lost.what());
+    }
+    if (io.bytes == 0) {
+        wait_events = io.wait;
+        return false;
+    }
+    // A TLS record (an alert 0x15, a handshake 0x16) where a reply should start: this is a TLS port.
+    if (!answered_ && (buffer[0] == 0x15 || buffer[0] == 0x16)) {
+        close();
+        throw UsageError("Redis at " + options_.redacted() + " answered in TLS: the port takes TLS only; "
+                         "write rediss:// (with ssl-ca=PATH for a private CA)");
+    }
+    answered_ = true;
+    if (redisReaderFeed(reader_.get(), buffer, io.bytes) != REDIS_OK) throw std::bad_alloc();
+    return true;
 }
 
 void* Connection::next_reply(milliseconds block) {
@@ -329,10 +328,15 @@ void* Connection::next_reply(milliseconds block) {
     const auto answer_due = steady_clock::now() + block;
     for (;;) {
         void* raw = nullptr;
-        if (redisGetReplyFromReader(context_.get(), &raw) != REDIS_OK) throw_connection_lost("a read");
+        if (redisReaderGetReply(reader_.get(), &raw) != REDIS_OK)
+            throw_connection_lost("a read", std::string("protocol error: ") + reader_->errstr);
         if (raw != nullptr) return raw;
-        wait_for_socket(POLLIN, timeout, "a read", config::option(OptionId::read_timeout).cli, answer_due);
-        if (redisBufferRead(context_.get()) != REDIS_OK) throw_connection_lost("a read");
+        // A plain socket is read once poll says so; a TLS stream may hold a record read in part.
+        short wait = POLLIN;
+        if (stream_->has_buffered() && read_some(wait)) continue;
+        const std::string& flag = config::option(OptionId::read_timeout).cli;
+        wait_for_socket(wait, timeout, "a read", flag, answer_due);
+        while (!read_some(wait)) wait_for_socket(wait, timeout, "a read", flag, answer_due);
     }
 }
 
@@ -345,25 +349,23 @@ void Connection::wait_for_socket(short events, milliseconds timeout, std::string
     const auto started = steady_clock::now();
     std::optional<steady_clock::time_point> stop_seen;
     for (;;) {
-        pollfd socket{context_->fd, events, 0};
+        pollfd socket{stream_->fd(), events, 0};
         const int ready = ::poll(&socket, 1, static_cast<int>(stop_poll.count()));
         // Ready, or an error or hang-up: the read or write that follows tells which.
         if (ready > 0) return;
-        if (ready < 0 && errno != EINTR) throw_connection_lost(during);
+        if (ready < 0 && errno != EINTR) throw_connection_lost(during, std::strerror(errno));
         const auto now = steady_clock::now();
         const auto waited = std::chrono::duration_cast<milliseconds>(now - started);
         if (stop_requested()) {
             if (!stop_seen) stop_seen = std::max(now, answer_due);
             if (now - *stop_seen >= stop_grace) {
-                context_.reset();
-                pending_replies_ = 0;
+                close();
                 throw Interrupted("stopped by a signal while Redis at " + options_.redacted() +
                                   " had not answered for " + describe_duration(waited) + " during " + std::string(during));
             }
         }
         if (timeout.count() > 0 && waited >= timeout) {
-            context_.reset();
-            pending_replies_ = 0;
+            close();
             throw QueueError("Redis at " + options_.redacted() + " did not answer within " + describe_duration(timeout) +
                                  " during " + std::string(during) + " (" + std::string(flag) + ")",
                              true);
@@ -393,7 +395,10 @@ void Connection::wait_before_retry(const Error& error, int attempt, const RetryD
 
 Connection Connection::connect_at_start(RedisOptions options) {
     try {
-        return Connection(std::move(options));
+        Connection connection(std::move(options));
+        // Said nothing yet (no password, database 0): a PING shows now whether this is a Redis that answers.
+        if (!connection.answered_) connection.command({"PING"});
+        return connection;
     } catch (const QueueError& error) {
         // Nothing has been written yet, and waiting out a retry budget would only hide the cause.
         if (error.is_transient()) throw UsageError(error.what());

@@ -1,7 +1,8 @@
 #pragma once
-// With connection.cpp, the only place hiredis appears: a move-only blocking connection to one Redis server
-// that authenticates, selects the database, pipelines commands and turns every failure into a QueueError.
-// hiredis stays out of this header (forward declaration only), so callers never see a driver type.
+// A move-only blocking connection to one Redis server that authenticates, selects the database, pipelines
+// commands and turns every failure into a QueueError. It owns its socket (stream.hpp: plain TCP, a unix
+// socket, or TLS through OpenSSL), writes the commands itself, and keeps hiredis only to parse replies
+// (its redisReader): Debian 12's hiredis 0.14 has no TLS. Neither shows in this header.
 #include <chrono>
 #include <cstddef>
 #include <initializer_list>
@@ -17,13 +18,17 @@
 #include "rowpump/error.hpp"
 #include "rowpump/options.hpp"
 
-struct redisContext;
+struct redisReader;
 
 namespace rowpump::redis {
 
+class Stream;
+
 class Connection {
 public:
-    // Connects, authenticates (AUTH [user] password when a password is given) and selects the database.
+    // Connects (through the sentinels to the master they name, for a Sentinel URL; with the TLS handshake
+    // for rediss://), authenticates (AUTH [user] password when a password is given) and selects the database.
+    // A TLS check that fails (the server's certificate or name, the client's certificate) is a UsageError.
     // Throws QueueError: transient when the server cannot be reached, not when it refuses the login.
     // Every read waits at most options.read_timeout for the server, every write options.write_timeout
     // (0: as long as it takes); a wait past it closes the handle and throws a transient QueueError.
@@ -58,7 +63,7 @@ public:
     long long client_id();
 
     // False after a lost connection (until reconnect()).
-    bool connected() const noexcept { return context_ != nullptr; }
+    bool connected() const noexcept { return stream_ != nullptr; }
     // Drops the session (and any unread pipelined replies) and opens a new one; one attempt.
     void reconnect();
 
@@ -86,19 +91,26 @@ public:
     const RedisOptions& options() const noexcept { return options_; }
 
 private:
-    struct ContextDeleter {
-        void operator()(redisContext* context) const noexcept;
+    struct ReaderDeleter {
+        void operator()(redisReader* reader) const noexcept;
     };
     struct DeferredTag {};
 
     Connection(RedisOptions options, DeferredTag);
     void open();
+    // The socket to the server (or to the master the sentinels name), its TLS handshake done.
+    void open_stream();
     void login();
+    void check_master_role();
+    // Closes the handle: the stream, the reader and whatever was buffered or pipelined.
+    void close() noexcept;
     // Sends what append() buffered, waiting for the socket up to the write timeout at a time.
     void flush();
     // The next reply, reading as much as it takes; each wait for the socket may last the read timeout
-    // plus `block`.
+    // plus `block`. A redisReply*, which the caller frees.
     void* next_reply(std::chrono::milliseconds block);
+    // Feeds the reader what the stream has now; false when it had nothing and waits for `wait_events`.
+    bool read_some(short& wait_events);
     std::vector<Reply> read_replies(std::size_t count, std::chrono::milliseconds block);
     // Waits until the socket is ready for `events` (poll(2)), looking at the stop flag every 100 ms.
     // Throws a transient QueueError after `timeout` (0: never), Interrupted a second after a stop, or a
@@ -108,11 +120,15 @@ private:
     void wait_for_socket(short events, std::chrono::milliseconds timeout, std::string_view during,
                          std::string_view flag, std::chrono::steady_clock::time_point answer_due = {});
     bool stop_requested() const noexcept;
-    [[noreturn]] void throw_connection_lost(std::string_view during);
+    [[noreturn]] void throw_connection_lost(std::string_view during, std::string_view reason = {});
     void wait_before_retry(const Error& error, int attempt, const RetryDeadline& deadline);
 
     RedisOptions options_;
-    std::unique_ptr<redisContext, ContextDeleter> context_;
+    std::unique_ptr<Stream> stream_;
+    std::unique_ptr<redisReader, ReaderDeleter> reader_;
+    std::string output_;          // commands append() wrote, not yet sent
+    std::size_t output_sent_ = 0;  // the part of output_ that flush() has sent
+    bool answered_ = false;        // the server has sent this session a byte
     std::size_t pending_replies_ = 0;
 };
 

@@ -74,6 +74,7 @@ void check_spec(const JobSpec& spec) {
     for (const auto& level : spec.route.levels) levels.push_back(level.name);
     check_derived_fields(spec.sink, spec.format, spec.task, &levels);
     config::check_overwrite_applies(spec.sink, backend_for(spec.sink).traits().replaces_files);
+    config::check_redis_wait_applies(spec.sink, backend_for(spec.sink).traits().waits_for_replicas);
     check_payload_options(spec.format, spec.payload);
     check_key_names(spec);
 }

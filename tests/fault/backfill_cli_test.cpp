@@ -117,7 +117,8 @@ TEST_F(BackfillCliTest, UnknownSinkSchemeExits2) {
     const auto result = run_cli({"backfill", "--table", table, "--sink", "kafka://127.0.0.1:9092", "--queue", queue_});
     expect_bad_input(result, "kafka://127.0.0.1:9092");
     // The accepted forms read as the help writes them: their placeholders are no passwords to hide.
-    EXPECT_TRUE(contains(result.err, "redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db"))
+    EXPECT_TRUE(contains(result.err, "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
+                                     "redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db"))
         << "says which forms are accepted\n" << describe(result);
 }
 

@@ -26,7 +26,7 @@ void expect_usage_error(const SinkSpec& spec, const std::string& mentions) {
 }
 
 TEST(SinkUri, UnknownSchemesListTheAcceptedForms) {
-    for (const char* uri : {"", "ftp://host/x", "rediss://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x"}) {
+    for (const char* uri : {"", "ftp://host/x", "memcache://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x"}) {
         SinkSpec spec;
         spec.uri = uri;
         spec.queue = "q";

@@ -5,15 +5,20 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "rowpump/consumer.hpp"
 #include "rowpump/error.hpp"
+#include "rowpump/options.hpp"
 #include "rowpump/sink.hpp"
 #include "backend/registry/registry.hpp"
 #include "backend/file/file_backend.hpp"
 #include "backend/mysql_queue/mysql_queue_backend.hpp"
 #include "backend/redis/redis_backend.hpp"
 #include "backend/sink_target.hpp"
+#include "unit_helpers.hpp"
 #include "url.hpp"
 
 namespace rowpump {
@@ -34,26 +39,57 @@ TEST(TargetGrammar, EverySinkFormHasItsBackend) {
     EXPECT_EQ(&backend_for_uri("file:out.ndjson", TargetRole::sink), &file_backend());
     EXPECT_EQ(&backend_for_uri("file:///tmp/out.ndjson", TargetRole::sink), &file_backend());
     EXPECT_EQ(&backend_for_uri("redis://127.0.0.1:6379/0", TargetRole::sink), &redis_backend());
+    EXPECT_EQ(&backend_for_uri("rediss://cache:6380/0", TargetRole::sink), &redis_backend());
+    EXPECT_EQ(&backend_for_uri("redis+unix:///run/redis.sock?db=0", TargetRole::sink), &redis_backend());
+    EXPECT_EQ(&backend_for_uri("redis-sentinel://s1:26379,s2:26379/main/0", TargetRole::sink), &redis_backend());
     EXPECT_EQ(&backend_for_uri("mysql://u@127.0.0.1/db", TargetRole::sink), &mysql_queue_backend());
     EXPECT_EQ(&backend_for_uri("mariadb://u@127.0.0.1/db", TargetRole::sink), &mysql_queue_backend());
 }
 
 // `queue --source` refused mariadb:// while sinks and job stores took it.
 TEST(TargetGrammar, QueueSourcesTakeTheSameServerSchemesAsSinks) {
-    for (const char* uri : {"redis://127.0.0.1:6379/0", "mysql://u@127.0.0.1/db", "mariadb://u@127.0.0.1/db"})
+    for (const char* uri : {"redis://127.0.0.1:6379/0", "rediss://cache:6380/0", "redis+unix:///run/redis.sock?db=0",
+                            "redis-sentinel://s1:26379,s2:26379/main/0", "mysql://u@127.0.0.1/db",
+                            "mariadb://u@127.0.0.1/db"})
         EXPECT_EQ(&backend_for_uri(uri, TargetRole::queue_source), &backend_for_uri(uri, TargetRole::sink)) << uri;
 }
 
+// A queue source's URL is read by the Redis backend whichever way it reaches the server: the consumers then
+// open the same kind of connection as the sink (TLS, a unix socket, the master the sentinels name).
+TEST(TargetGrammar, QueueSourcesOverTlsSocketsAndSentinelsAreTypedByTheRedisBackend) {
+    const auto typed = [](const std::string& url) {
+        QueueSource source;
+        source.url = url;
+        source.queue = "q";
+        return std::get<RedisOptions>(typed_source(source).connection);
+    };
+    const test::TempFile ca("a CA, read only when a connection opens", ".pem");  // the URL's file must exist
+    const RedisOptions tls = typed("rediss://cache:6380/2?ssl-mode=VERIFY_CA&ssl-ca=" + ca.path());
+    EXPECT_TRUE(tls.tls);
+    EXPECT_EQ(tls.ssl_mode, SslMode::verify_ca);
+    EXPECT_EQ(tls.ssl_ca, ca.path());
+    EXPECT_EQ(tls.db, 2);
+    EXPECT_EQ(typed("redis+unix:///run/redis.sock?db=3").socket, "/run/redis.sock");
+    const RedisOptions sentinel = typed("redis-sentinel://s1:26379,s2:26380/main/1");
+    EXPECT_EQ(sentinel.master_name, "main");
+    ASSERT_EQ(sentinel.sentinels.size(), 2U);
+    EXPECT_EQ(sentinel.sentinels[1], (std::pair<std::string, unsigned>{"s2", 26380}));
+    EXPECT_EQ(sentinel.db, 1);
+}
+
 TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
-    for (const char* uri : {"", "ftp://host/x", "rediss://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x",
+    for (const char* uri : {"", "ftp://host/x", "memcache://127.0.0.1:6379/0", "kafka://broker", "stdout2", "/tmp/x",
                             "MySQL://u@h/db", "redis:/h"}) {
         EXPECT_EQ(usage_error(TargetRole::sink, uri),
                   "unsupported sink '" + std::string(uri) +
-                      "': expected stdout, file:PATH, redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db");
+                      "': expected stdout, file:PATH, redis://[user:pass@]host:port/db (or rediss://, redis+unix://, "
+                      "redis-sentinel://), redis-cluster://[user:pass@]host:port[,host:port...]/ or "
+                      "mysql://user:pass@host:port/db");
         EXPECT_EQ(usage_error(TargetRole::queue_source, uri),
                   "unsupported queue source '" + std::string(uri) +
-                      "': expected redis://[user:pass@]host:port/db, redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db (neither stdout "
-                      "nor a file holds a queue)");
+                      "': expected redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
+                      "redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db "
+                      "(neither stdout nor a file holds a queue)");
     }
 }
 

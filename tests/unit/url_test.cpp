@@ -308,7 +308,7 @@ TEST_F(UrlTest, MalformedRedisUrlsAreUsageErrors) {
     EXPECT_THROW(RedisOptions::from_url("redis://cache/-1"), UsageError);
     EXPECT_THROW(RedisOptions::from_url("redis://cache/1x"), UsageError);
     EXPECT_THROW(RedisOptions::from_url("redis://cache:99999/0"), UsageError);
-    EXPECT_THROW(RedisOptions::from_url("rediss://cache/0"), UsageError);
+    EXPECT_THROW(RedisOptions::from_url("redisx://cache/0"), UsageError);
     EXPECT_THROW(RedisOptions::from_url("cache:6379"), UsageError);
     EXPECT_THROW(RedisOptions::from_url("redis://cache/0?db=1"), UsageError);
 }

@@ -14,9 +14,13 @@ namespace {
 class RedisBackend final : public Backend {
 public:
     RedisBackend()
-        : Backend({.form = "redis://[user:pass@]host:port/db",
+        : Backend({.form = "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://)",
                    .what = "a Redis server",
-                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .traits = {.takes_queue = true,
+                              .redis_keys = true,
+                              .worker_formats = true,
+                              .keeps_jobs = true,
+                              .waits_for_replicas = true},
                    .queue_meaning = "the Redis list name, also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { sink_redis_options(spec); }

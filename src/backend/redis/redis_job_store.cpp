@@ -9,6 +9,7 @@
 #include "backend/redis/redis_delayed_member.hpp"
 #include "backend/redis/redis_page_writer.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis/redis_wait.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 #include "backend/sink_target.hpp"
@@ -167,7 +168,12 @@ private:
             if (!held || fence[2].text != committed_) {
                 connection_.command({"UNWATCH"});
                 // The checkpoint already moved to this page's end: an earlier attempt's EXEC went through.
-                return held && fence[2].text == checkpoint ? PageWrite::written : PageWrite::lost;
+                if (!held || fence[2].text != checkpoint) return PageWrite::lost;
+                // WAIT counts this session's writes only, and this may be a new session: a write of its own
+                // (that changes nothing the job reads) makes the WAIT cover everything the master holds.
+                if (sink_.redis_wait_replicas != 0) connection_.command({"HINCRBY", range_key, "replica_waits", "1"});
+                redis::wait_for_replicas(connection_, sink_, batch.size(), true);
+                return PageWrite::written;
             }
             if (fence[4].text != bound) {
                 connection_.command({"UNWATCH"});
@@ -175,8 +181,11 @@ private:
                 range.last_key = decode_optional_key(committed_, definition_.key_columns);
                 return PageWrite::shrunk;
             }
-            if (exec_page(range_key, range.number, batch, checkpoint, std::stoull(fence[3].text)))
+            if (exec_page(range_key, range.number, batch, checkpoint, std::stoull(fence[3].text))) {
+                // Not acknowledged in time: a transient error, whose retry finds the page committed (above).
+                redis::wait_for_replicas(connection_, sink_, batch.size(), true);
                 return PageWrite::written;
+            }
         }
         return PageWrite::lost;
     }

@@ -8,6 +8,7 @@
 
 #include "backend/redis/redis_delayed_member.hpp"
 #include "backend/redis/redis_page_writer.hpp"
+#include "backend/redis/redis_wait.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
 #include "backend/redis/redis_writers.hpp"
@@ -22,6 +23,7 @@ public:
     // (but keeps the socket open) is retried like a lost connection, within the retry budget.
     RedisSink(const SinkSpec& spec, RedisOptions options)
         : writer_(spec),
+          wait_(spec),
           connection_(redis::Connection::connect_at_start(std::move(options))),
           delayed_writer_(redis::random_delayed_writer()) {
         connection_.retrying([this] { writer_.plan().check_key_types(connection_); });
@@ -36,6 +38,13 @@ public:
         // guarantees"); exactly-once needs the job-state path (MULTI/EXEC), not this one. Delayed ones
         // keep their tags, so the retry only re-scores those already in the set (unless promoted meanwhile).
         connection_.retrying([&] { writer_.write(connection_, batch, first_tag); });
+        try {
+            redis::wait_for_replicas(connection_, wait_, batch.size(), false);
+        } catch (const QueueError& error) {
+            // A lost connection leaves unknown what the replicas have; a retry would push the page twice.
+            if (!error.is_transient()) throw;
+            throw QueueError(std::string(error.what()) + " (while waiting for replicas, --redis-wait)", false);
+        }
     }
 
     void keep_alive() override {
@@ -59,6 +68,7 @@ public:
 private:
     // First: a bad priority list is refused before connecting.
     redis::PageWriter writer_;
+    SinkSpec wait_;  // its redis_wait_* (--redis-wait)
     redis::Connection connection_;
     // Tags of delayed messages: a random writer keeps the sinks of every worker and process apart; the
     // sequence counts this sink's messages.

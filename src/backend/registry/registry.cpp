@@ -21,14 +21,19 @@ namespace {
 struct Scheme {
     std::string_view prefix;  // what a URI starts with ("redis://"); "stdout" is a whole URI
     const Backend& (*backend)();
-    bool listed;  // named in the line of accepted forms (mariadb:// is mysql://'s other spelling)
+    bool listed;  // named in the line of accepted forms (mariadb:// is mysql://'s other spelling, rediss:// is
+                  // in redis://'s form)
 };
 
 // One line a scheme, in the order the accepted forms are listed.
-const std::array<Scheme, 6> schemes{{
+const std::array<Scheme, 9> schemes{{
     {"stdout", stdout_backend, true},
     {"file:", file_backend, true},
     {"redis://", redis_backend, true},
+    // The Redis backend's other ways to reach its server; its form names them.
+    {"rediss://", redis_backend, false},          // TLS
+    {"redis+unix://", redis_backend, false},      // a unix socket
+    {"redis-sentinel://", redis_backend, false},  // the master that sentinels name
     {"redis-cluster://", redis_cluster_backend, true},
     {"mysql://", mysql_queue_backend, true},
     {"mariadb://", mysql_queue_backend, false},
