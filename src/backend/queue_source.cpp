@@ -15,20 +15,24 @@ QueueSource QueueSource::from_url(std::string url, std::string queue) {
     return source;
 }
 
-QueueSource QueueSource::mysql(MySqlOptions options, std::string table) {
-    QueueSource source;
-    source.url = options.redacted();
-    source.queue = std::move(table);
+namespace {
+
+// A source typed by its connection options (MySqlOptions or RedisOptions); its URL is theirs, redacted.
+template <class Options>
+QueueSource typed_source(Options options, std::string queue) {
+    QueueSource source = QueueSource::from_url(options.redacted(), std::move(queue));
     source.connection = std::move(options);
     return source;
 }
 
+}  // namespace
+
+QueueSource QueueSource::mysql(MySqlOptions options, std::string table) {
+    return typed_source(std::move(options), std::move(table));
+}
+
 QueueSource QueueSource::redis(RedisOptions options, std::string queue) {
-    QueueSource source;
-    source.url = options.redacted();
-    source.queue = std::move(queue);
-    source.connection = std::move(options);
-    return source;
+    return typed_source(std::move(options), std::move(queue));
 }
 
 ServerTimeouts& connection_timeouts(QueueSource& source) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/command_help.hpp"
 #include "cli/plan_lines.hpp"
 #include "cli/run_command.hpp"
 #include "rowpump/job.hpp"
@@ -12,12 +13,10 @@
 namespace rowpump::cli {
 
 CLI::App* setup_explain(CLI::App& app, ExplainOptions& options) {
-    auto* command = app.add_subcommand(
-        "explain", "Show, for each range of a YAML job, the SQL of its first page and the server's EXPLAIN of it");
-    command->footer(
-        "Examples:\n"
-        "  rowpump explain jobs/filtered_backfill.yaml\n"
-        "  rowpump explain jobs/redis_backfill.yaml --set source.strategy=deferred-join --set partitions.count=4\n"
+    auto* command = add_command(
+        app, "explain", "Show, for each range of a YAML job, the SQL of its first page and the server's EXPLAIN of it",
+        {"rowpump explain jobs/filtered_backfill.yaml",
+         "rowpump explain jobs/redis_backfill.yaml --set source.strategy=deferred-join --set partitions.count=4"},
         "Reads no row and writes nothing. Look for type 'range' on the paging key's index.\n"
         "A lost connection or server restart is retried for " + std::to_string(MySqlOptions().retry_budget.count()) +
         " s from its first failure (the retry budget).");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli/command_help.hpp"
 #include "cli/json_key.hpp"
 #include "cli/schema_flags.hpp"
 #include "rowpump/error.hpp"
@@ -16,12 +17,11 @@
 namespace rowpump::cli {
 
 CLI::App* setup_partition(CLI::App& app, PartitionOptions& options) {
-    auto* command = app.add_subcommand("partition", "Split a table into key ranges for parallel reading and print them");
-    command->footer(
-        "Examples:\n"
-        "  rowpump partition --table orders --partitions 16\n"
-        "  rowpump partition --table orders --partitions 8 --strategy minmax --json\n"
-        "  rowpump partition --table events --key tenant_id,id --where \"tenant_id < 100\" --partitions 4");
+    auto* command = add_command(app, "partition", "Split a table into key ranges for parallel reading and print them",
+                                {"rowpump partition --table orders --partitions 16",
+                                 "rowpump partition --table orders --partitions 8 --strategy minmax --json",
+                                 "rowpump partition --table events --key tenant_id,id --where \"tenant_id < 100\" "
+                                 "--partitions 4"});
     add_source_options(*command, options.source);
     // The shared source flags include how pages are read; partitioning reads keys only, so the paging
     // strategy, page size and column list do not apply, and --strategy names the partitioner here.

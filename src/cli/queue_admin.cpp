@@ -44,14 +44,19 @@ std::string stats_text(const QueueOptions& options, const Shown& shown, const Qu
     return text;
 }
 
+using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void string_field(JsonWriter& json, const char* key, const std::string& value) {
+    json.Key(key);
+    json.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
 std::string stats_json(const QueueOptions& options, const Shown& shown, const QueueStats& stats) {
     rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
+    JsonWriter json(buffer);
     json.StartObject();
-    json.Key("queue");
-    json.String(options.queue.c_str(), static_cast<rapidjson::SizeType>(options.queue.size()));
-    json.Key("source");
-    json.String(shown.source.c_str(), static_cast<rapidjson::SizeType>(shown.source.size()));
+    string_field(json, "queue", options.queue);
+    string_field(json, "source", shown.source);
     json.Key("ready");
     json.Uint64(stats.ready);
     json.Key(shown.words.in_flight.c_str());
@@ -75,8 +80,7 @@ std::string stats_json(const QueueOptions& options, const Shown& shown, const Qu
     json.StartArray();
     for (const QueueStats::Holder& holder : stats.holders) {
         json.StartObject();
-        json.Key("name");
-        json.String(holder.name.c_str(), static_cast<rapidjson::SizeType>(holder.name.size()));
+        string_field(json, "name", holder.name);
         json.Key("tasks");
         json.Uint64(holder.tasks);
         json.Key(shown.words.holder_age.c_str());

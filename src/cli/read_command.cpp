@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "cli/command_help.hpp"
 #include "cli/schema_flags.hpp"
 #include "cli/stdout_lines.hpp"
 #include "route/router.hpp"
@@ -12,12 +13,11 @@
 namespace rowpump::cli {
 
 CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
-    auto* command = app.add_subcommand("read", "Read a table page by page (no OFFSET) and print one row per line");
-    command->footer(
-        "Examples:\n"
-        "  rowpump read --table orders --limit 10\n"
-        "  rowpump read --table orders --key created_at --where \"status = 'paid'\" --format csv\n"
-        "  rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders --strategy deferred-join");
+    auto* command = add_command(app, "read", "Read a table page by page (no OFFSET) and print one row per line",
+                                {"rowpump read --table orders --limit 10",
+                                 "rowpump read --table orders --key created_at --where \"status = 'paid'\" --format csv",
+                                 "rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders "
+                                 "--strategy deferred-join"});
     add_source_options(*command, options.source);
     add_schema_options(*command, {{OptionId::read_format, options.format}, {OptionId::read_limit, options.limit}});
     add_encoding_flags(*command, options.encoding);

@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include "cli/command_help.hpp"
 #include "cli/job_runner.hpp"
 #include "cli/schema_flags.hpp"
 #include "config/option_error.hpp"
@@ -14,12 +15,11 @@ void add_override_option(CLI::App& command, std::vector<std::string>& overrides)
 }
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options) {
-    auto* command = app.add_subcommand("run", "Run a batch job described in a YAML file");
-    command->footer(
-        "Examples:\n"
-        "  rowpump run jobs/redis_backfill.yaml\n"
-        "  rowpump run jobs/redis_backfill.yaml --set workers=4 --set source.page_size=500 --dry-run\n"
-        "  rowpump run jobs/orders.yaml --resume --summary-json summary.json\n"
+    auto* command = add_command(
+        app, "run", "Run a batch job described in a YAML file",
+        {"rowpump run jobs/redis_backfill.yaml",
+         "rowpump run jobs/redis_backfill.yaml --set workers=4 --set source.page_size=500 --dry-run",
+         "rowpump run jobs/orders.yaml --resume --summary-json summary.json"},
         "Every value is checked before any connection is opened; ${VAR} in the file reads the environment.\n"
         "A lost connection, deadlock or server restart is retried for " +
         std::to_string(MySqlOptions().retry_budget.count()) +

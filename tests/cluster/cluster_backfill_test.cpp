@@ -7,10 +7,8 @@ namespace {
 
 constexpr int rows = 2000;
 
-class ClusterBackfillTest : public ClusterTest {
+class ClusterBackfillTest : public ClusterTableTest<rows> {
 protected:
-    std::optional<SourceTable> source_table() const override { return cluster_source_table(rows); }
-
     std::map<int, int> queue_rows() {
         std::map<int, int> seen;
         for (const char* level : {"high", "mid", "low"}) count_ids(members(queue_ + ":p:" + level), seen);

@@ -9,10 +9,7 @@ namespace {
 
 constexpr int rows = 4000;
 
-class ClusterFailoverTest : public ClusterTest {
-protected:
-    std::optional<SourceTable> source_table() const override { return cluster_source_table(rows); }
-};
+using ClusterFailoverTest = ClusterTableTest<rows>;
 
 TEST_F(ClusterFailoverTest, FailoverMidRunKeepsExactlyOnceWithAJobId) {
     const std::vector<std::string> job{"--workers", "2", "--page-size", "100", "--rate", "1000", "--lease-timeout",

@@ -159,4 +159,11 @@ private:
     }
 };
 
+// A cluster test that reads cluster_source_table(Rows): the backfill, failover and migration tests.
+template <int Rows>
+class ClusterTableTest : public ClusterTest {
+protected:
+    std::optional<SourceTable> source_table() const override { return cluster_source_table(Rows); }
+};
+
 }  // namespace rowpump::test

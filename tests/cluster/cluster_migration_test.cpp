@@ -9,10 +9,7 @@ namespace {
 
 constexpr int rows = 4000;
 
-class ClusterMigrationTest : public ClusterTest {
-protected:
-    std::optional<SourceTable> source_table() const override { return cluster_source_table(rows); }
-};
+using ClusterMigrationTest = ClusterTableTest<rows>;
 
 TEST_F(ClusterMigrationTest, SlotMovedMidRunIsFollowedThroughAskAndMoved) {
     CliProcess backfill(backfill_args({"--workers", "1", "--page-size", "100", "--rate", "1000", "--priority-column",

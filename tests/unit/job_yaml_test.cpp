@@ -424,30 +424,31 @@ TEST_F(JobYamlTest, OverridesCreateMissingSections) {
 }
 
 TEST_F(JobYamlTest, BadOverridesNameTheOverride) {
-    const std::string path = sample("minimal_job.yaml");
-    expect_error_at(path, 0, 0, "--set source.page_size=abc: expected a whole number from 1 to 1000000, got 'abc'",
-                    {"source.page_size=abc"});
-    expect_error_at(path, 0, 0,
-                    "--set source.colums=id: 'source.colums' is not an option of a job file; did you mean "
-                    "'source.columns'?",
-                    {"source.colums=id"});
-    expect_error_at(path, 0, 0, "--set workers: expected --set path=value, e.g. --set source.page_size=500",
-                    {"workers"});
-    expect_error_at(path, 0, 0,
-                    "--set source..table=x: empty name in path 'source..table': expected names joined by dots, e.g. "
-                    "source.table",
-                    {"source..table=x"});
-    expect_error_at(path, 0, 0,
-                    "--set source.table.name=x: 'source.table' holds a single value, not a map: cannot set 'name' "
-                    "inside it",
-                    {"source.table.name=x"});
-    expect_error_at(path, 0, 0, "--set source.table=: missing key 'table' in source: the table to read, as name or "
-                                "schema.name",
-                    {"source.table="});
-    expect_error_at(sample("valid_job.yaml"), 0, 0,
-                    "--set sink.priority.levels.5.min=1: 'sink.priority.levels' is a list of 3 items: expected an "
-                    "index below 3, got '5'",
-                    {"sink.priority.levels.5.min=1"});
+    // Each: the job file, the one --set, and what the error says after "--set <override>: ".
+    struct BadOverride {
+        const char* file;
+        const char* override_;
+        const char* message;
+    };
+    const BadOverride cases[] = {
+        {"minimal_job.yaml", "source.page_size=abc", "expected a whole number from 1 to 1000000, got 'abc'"},
+        {"minimal_job.yaml", "source.colums=id",
+         "'source.colums' is not an option of a job file; did you mean 'source.columns'?"},
+        {"minimal_job.yaml", "workers", "expected --set path=value, e.g. --set source.page_size=500"},
+        {"minimal_job.yaml", "source..table=x",
+         "empty name in path 'source..table': expected names joined by dots, e.g. source.table"},
+        {"minimal_job.yaml", "source.table.name=x",
+         "'source.table' holds a single value, not a map: cannot set 'name' inside it"},
+        {"minimal_job.yaml", "source.table=",
+         "missing key 'table' in source: the table to read, as name or schema.name"},
+        {"valid_job.yaml", "sink.priority.levels.5.min=1",
+         "'sink.priority.levels' is a list of 3 items: expected an index below 3, got '5'"},
+    };
+    for (const BadOverride& bad : cases) {
+        SCOPED_TRACE(bad.override_);
+        expect_error_at(sample(bad.file), 0, 0, std::string("--set ") + bad.override_ + ": " + bad.message,
+                        {bad.override_});
+    }
 }
 
 TEST_F(JobYamlTest, OverrideFixesAnUnsetVariable) {

@@ -2,9 +2,10 @@
 #include <algorithm>
 #include <string>
 #include <thread>
-#include <variant>
 
 #include "backend/mysql_queue/mysql_consumers.hpp"
+#include "backend/forwarding_consumer.hpp"
+#include "backend/queue_source.hpp"
 #include "log.hpp"
 
 namespace rowpump {
@@ -14,10 +15,10 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-class MySqlConsumer final : public QueueConsumer {
+class MySqlConsumer final : public ForwardingConsumer<MySqlQueue> {
 public:
     MySqlConsumer(const MySqlOptions& mysql, MySqlQueueOptions queue, milliseconds claim_timeout)
-        : queue_(mysql, std::move(queue)),
+        : ForwardingConsumer(mysql, std::move(queue)),
           claim_timeout_(claim_timeout),
           renew_interval_(std::max(claim_timeout / 3, milliseconds(100))) {}
 
@@ -33,13 +34,6 @@ public:
         idle_pause_ = std::min(idle_pause_ * 2, max_idle_pause);
         return tasks;
     }
-    void ack(const Task& task) override { queue_.ack(task); }
-    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
-    FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
-    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
-        return queue_.fail(task, error, policy);
-    }
-    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     Backlog backlog() override { return queue_.backlog(); }
     ReapResult reap() override { return queue_.reap(claim_timeout_); }
     void heartbeat() override {
@@ -57,7 +51,6 @@ private:
     static constexpr milliseconds first_idle_pause{10};
     static constexpr milliseconds max_idle_pause{500};
 
-    MySqlQueue queue_;
     milliseconds claim_timeout_;
     milliseconds renew_interval_;
     steady_clock::time_point last_renewal_ = steady_clock::now();
@@ -94,8 +87,7 @@ private:
 }  // namespace
 
 MySqlOptions consumer_mysql_options(const QueueSource& source) {
-    if (const auto* typed = std::get_if<MySqlOptions>(&source.connection)) return *typed;
-    return MySqlOptions::from_url(source.url);
+    return connection_options<MySqlOptions>(source);
 }
 
 MySqlQueueOptions consumer_queue_options(const ConsumerOptions& options) {

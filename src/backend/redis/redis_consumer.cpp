@@ -1,7 +1,8 @@
 // A worker's consumer and the maintenance of a Redis queue (backend/redis/redis_consumers.hpp).
 #include <algorithm>
-#include <variant>
 
+#include "backend/forwarding_consumer.hpp"
+#include "backend/queue_source.hpp"
 #include "backend/redis/redis_consumers.hpp"
 #include "fnv1a.hpp"
 #include "log.hpp"
@@ -21,19 +22,12 @@ milliseconds heartbeat_interval(milliseconds heartbeat_timeout) {
     return std::clamp(heartbeat_timeout / 3, milliseconds(100), milliseconds(5000));
 }
 
-class RedisConsumer final : public QueueConsumer {
+class RedisConsumer final : public ForwardingConsumer<RedisQueue> {
 public:
     RedisConsumer(const RedisOptions& redis, RedisQueueOptions queue, milliseconds heartbeat_timeout)
-        : queue_(redis, std::move(queue)), heartbeat_timeout_(heartbeat_timeout) {}
+        : ForwardingConsumer(redis, std::move(queue)), heartbeat_timeout_(heartbeat_timeout) {}
 
     std::vector<Task> claim(std::size_t n, milliseconds wait) override { return queue_.claim(n, wait); }
-    void ack(const Task& task) override { queue_.ack(task); }
-    std::vector<std::size_t> ack(const std::vector<Task>& tasks) override { return queue_.ack(tasks); }
-    FailOutcome fail(const Task& task, const std::string& error) override { return queue_.fail(task, error); }
-    FailOutcome fail(const Task& task, const std::string& error, const RetryPolicy& policy) override {
-        return queue_.fail(task, error, policy);
-    }
-    void release(const std::vector<Task>& tasks) override { queue_.release(tasks); }
     Backlog backlog() override { return queue_.backlog(heartbeat_timeout_); }
     ReapResult reap() override { return queue_.reap(heartbeat_timeout_); }
     void heartbeat() override {}
@@ -46,7 +40,6 @@ public:
     std::string name() const override { return queue_.consumer(); }
 
 private:
-    RedisQueue queue_;
     milliseconds heartbeat_timeout_;
 };
 
@@ -97,8 +90,7 @@ private:
 }  // namespace
 
 RedisOptions source_redis_options(const QueueSource& source) {
-    if (const auto* typed = std::get_if<RedisOptions>(&source.connection)) return *typed;
-    return RedisOptions::from_url(source.url);
+    return connection_options<RedisOptions>(source);
 }
 
 RedisOptions consumer_redis_options(const ConsumerOptions& options) {
