@@ -3,6 +3,7 @@
 // not hold the end of the run. tests/consumers/recording_handler.py takes $TASK_SECONDS per task.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <regex>
@@ -96,10 +97,13 @@ TEST_F(ConsumeLogTest, IntervalLinesAddUpToTheRunAndBracketTheHandlersTime) {
         ok += line.ok;
         // A percentile is read within a bucket 1/8 wide; no task is answered before its handler slept.
         EXPECT_GE(line.p50_ms, task_ms * 7 / 8);
-        EXPECT_LT(line.p50_ms, task_ms * 4) << "the p50 is far above the handler's time: loaded machine?";
         EXPECT_LE(line.p50_ms, line.p90_ms);
         EXPECT_LE(line.p90_ms, line.p99_ms);
     }
+    // The upper side on the busiest interval: one with a task or two may hold a new handler's start-up.
+    const IntervalLine busiest = *std::max_element(
+        intervals.begin(), intervals.end(), [](const IntervalLine& a, const IntervalLine& b) { return a.tasks < b.tasks; });
+    EXPECT_LT(busiest.p50_ms, task_ms * 4) << "the p50 is far above the handler's time\n" << run.describe();
     EXPECT_EQ(total, static_cast<std::uint64_t>(tasks)) << run.describe();
     EXPECT_EQ(ok, static_cast<std::uint64_t>(tasks));
 
