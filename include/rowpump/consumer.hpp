@@ -154,7 +154,9 @@ struct ConsumerOptions {
     // When it becomes true, each worker finishes the task it runs, hands the rest of its batch back and
     // stops. A wait on a Redis server that stopped answering ends about a second later (Interrupted).
     const std::atomic<bool>* stop = nullptr;
-    // Called after each task's outcome is recorded, on its worker's thread.
+    // Called after each task's outcome is recorded, on its worker's thread, with the TaskContext object the
+    // handler was given (a batch handler: an element of its vector), so a handler's own notes on a task
+    // can be found by its address.
     std::function<void(const TaskContext&, TaskOutcome)> on_outcome;
     // Called once every worker has stopped, with the counts, also when run_consumers then throws.
     std::function<void(const ConsumerReport&)> on_finished;

@@ -76,7 +76,8 @@ void setup_consume(CLI::App& queue, QueueOptions& options) {
     add_claim_timeout(*command, options);
     add_schema_options(*command, {{reap_interval, options.reap_interval_seconds}, {poll, options.poll_seconds},
                                   {consumer, options.consumer}, {metrics_http, options.http},
-                                  {until_empty, options.until_empty}});
+                                  {until_empty, options.until_empty},
+                                  {log_interval, options.log_interval_seconds}});
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct QueueOptions {
     std::string consumer;                   // Redis: consumer name prefix (threads add :<n>)
     bool until_empty = false;
     std::string http;  // HOST:PORT of /metrics; empty: none
+    double log_interval_seconds = 10;  // consume: seconds between progress lines (0: none)
 
     // purge
     double older_than_seconds = 86400;

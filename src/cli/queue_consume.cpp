@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/consume_log.hpp"
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
@@ -101,8 +102,16 @@ int run_queue_consume(const QueueOptions& options) {
                 return {404, "text/plain", "GET /metrics only\n"};
             },
             "consumer metrics (/metrics)", config::OptionId::metrics_http);
-    consumer.on_outcome = [&counters](const TaskContext&, TaskOutcome outcome) { counters.count(metric(outcome)); };
-    consumer.on_finished = [&options](const ConsumerReport& report) { write_last_lines(options, report); };
+    // --log-interval's lines, and -v's per task; they end before the run's last lines.
+    ConsumeLog pace(options.queue, flag_milliseconds(options.log_interval_seconds, config::OptionId::log_interval), counters);
+    consumer.on_outcome = [&counters, &pace](const TaskContext& task, TaskOutcome outcome) {
+        counters.count(metric(outcome));
+        pace.concluded(task, outcome);
+    };
+    consumer.on_finished = [&options, &pace](const ConsumerReport& report) {
+        pace.stop();
+        write_last_lines(options, report);
+    };
 
     ConsumerReport report;
     if (!options.pipe.empty()) {
@@ -111,15 +120,23 @@ int run_queue_consume(const QueueOptions& options) {
         handler::PipeHandlers handlers(std::move(pipe));
         const ReloadSignal reload([&handlers] { handlers.restart(); });
         report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
-            return measured(counters, tasks.size(), [&] { return handlers(tasks); });
+            auto& answers = ConsumeLog::answer_times();
+            return measured(counters, tasks.size(), [&] {
+                return pace.timed(tasks.data(), tasks.size(), &answers, [&] { return handlers.run(tasks, &answers); });
+            });
         });
     } else if (options.exec_batch > 0) {
         report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
-            return measured(counters, tasks.size(), [&] { return handler::run_exec_batch(options.exec, tasks); });
+            return measured(counters, tasks.size(), [&] {
+                return pace.timed(tasks.data(), tasks.size(), nullptr,
+                                  [&] { return handler::run_exec_batch(options.exec, tasks); });
+            });
         });
     } else {
         report = run_consumers(consumer, [&](const TaskContext& task) {
-            return measured(counters, 1, [&] { return handler::run_exec(options.exec, task); });
+            return measured(counters, 1, [&] {
+                return pace.timed(&task, 1, nullptr, [&] { return handler::run_exec(options.exec, task); });
+            });
         });
     }
     return exits_dead(options, report) ? static_cast<int>(ExitCode::tasks_dead) : 0;

@@ -32,7 +32,7 @@ enum class OptionId {
     // rowpump queue: every subcommand names its queue alike; then consume, reap, stats, purge, requeue-dead
     queue_source, queue_name, priority_lists, return_to,
     exec, pipe, exec_batch, inflight, task_timeout, concurrency, batch, claim_mode, max_attempts, backoff, backoff_cap, max_crashes, claim_timeout,
-    heartbeat_timeout, reap_interval, poll, consumer, metrics_http, until_empty,
+    heartbeat_timeout, reap_interval, poll, consumer, metrics_http, log_interval, until_empty,
     stats_json, stats_format, exact, stats_heartbeat_timeout, older_than, purge_batch, requeue_limit,
 };
 

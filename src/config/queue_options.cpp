@@ -80,6 +80,11 @@ std::vector<OptionSpec> consuming() {
         text(metrics_http, "--http", "",
              "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, in flight, "
              "durations"),
+        real(log_interval, "--log-interval", "",
+             "Seconds between info lines on stderr with the interval's tasks, rate, outcomes, latency percentiles "
+             "(from a task's hand-over to its handler to its answer; --pipe times each answer line) and tasks in "
+             "flight; an interval with no task and none in flight writes none; 0: none. -v adds a line per task",
+             {0.1, 86'400, true}, 10),
         flag(until_empty, "--until-empty", "",
              "Stop once no task is ready, held by any consumer or waiting out a retry delay: failed tasks are waited "
              "for (sleeping until the next is due) and run again; tasks of consumers that are gone (MySQL: "

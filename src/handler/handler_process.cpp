@@ -75,8 +75,10 @@ void HandlerProcess::fail_from(std::size_t first, const std::vector<TaskContext>
                options_.command, child_.pid(), fault_, tasks.size() - first);
 }
 
-bool HandlerProcess::run(const std::vector<TaskContext>& tasks, std::vector<TaskResult>& results) {
+bool HandlerProcess::run(const std::vector<TaskContext>& tasks, std::vector<TaskResult>& results,
+                         std::vector<Clock::time_point>* answered_at) {
     results.assign(tasks.size(), TaskResult::ok());
+    if (answered_at) answered_at->assign(tasks.size(), Clock::time_point{});
     input_.clear();
     for (const TaskContext& task : tasks) append_task_line(task, input_);
     std::size_t written = 0, next = 0;
@@ -96,9 +98,11 @@ bool HandlerProcess::run(const std::vector<TaskContext>& tasks, std::vector<Task
                 fail_from(next, tasks, results, std::move(fault));
                 return false;
             }
+            const auto read_at = Clock::now();
+            if (answered_at) (*answered_at)[next] = read_at;
             results[next++] = *result;
             ++answered_;
-            deadline = Clock::now() + options_.task_timeout;
+            deadline = read_at + options_.task_timeout;
         }
         output_.erase(0, start);
         if (next == tasks.size()) break;

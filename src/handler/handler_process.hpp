@@ -28,8 +28,10 @@ public:
     // process: it exited or was killed, wrote a line that is not a result, or a task took longer than the
     // task timeout. It is then killed (its whole group), and every task without a result fails with the
     // fault as its reason: back to the queue as a failed attempt, never acknowledged. Returns false after
-    // a fault; this object is then spent.
-    bool run(const std::vector<TaskContext>& tasks, std::vector<TaskResult>& results);
+    // a fault; this object is then spent. With `answered_at`, also when each answer line was read (a task
+    // failed by a fault: the default time_point, for "when run returned").
+    bool run(const std::vector<TaskContext>& tasks, std::vector<TaskResult>& results,
+             std::vector<std::chrono::steady_clock::time_point>* answered_at = nullptr);
 
     // Whether it still runs (a process idle between batches may have exited on its own).
     bool alive();

@@ -87,10 +87,11 @@ void PipeHandlers::note_fault(const HandlerProcess& process) {
     if (failed_starts > 0) std::this_thread::sleep_for(milliseconds(200) * failed_starts);
 }
 
-std::vector<TaskResult> PipeHandlers::operator()(const std::vector<TaskContext>& tasks) {
+std::vector<TaskResult> PipeHandlers::run(const std::vector<TaskContext>& tasks,
+                                        std::vector<std::chrono::steady_clock::time_point>* answered_at) {
     std::vector<TaskResult> results;
     std::unique_ptr<HandlerProcess> process = acquire();
-    if (process->run(tasks, results))
+    if (process->run(tasks, results, answered_at))
         give_back(std::move(process));
     else
         note_fault(*process);

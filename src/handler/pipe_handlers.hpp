@@ -25,7 +25,10 @@ public:
     PipeHandlers& operator=(const PipeHandlers&) = delete;
 
     // The batch handler (ConsumerOptions, run_batch_consumers); safe on several threads at once.
-    std::vector<TaskResult> operator()(const std::vector<TaskContext>& tasks);
+    std::vector<TaskResult> operator()(const std::vector<TaskContext>& tasks) { return run(tasks, nullptr); }
+    // The same, and when each answer came (HandlerProcess::run).
+    std::vector<TaskResult> run(const std::vector<TaskContext>& tasks,
+                                std::vector<std::chrono::steady_clock::time_point>* answered_at);
     // Every process is replaced once its current batch is done (idle ones at their next batch).
     void restart() { generation_.fetch_add(1); }
 

@@ -18,6 +18,7 @@ public:
     // A task's command starts; ends when the task is handled (or handling it failed).
     void started() { in_flight_.fetch_add(1); }
     void ended() { in_flight_.fetch_sub(1); }
+    std::int64_t in_flight() const { return in_flight_.load(); }
     void took(double seconds) { duration_.observe(seconds); }
     void count(TaskOutcome outcome);
     // The Prometheus text page; `queue` labels every sample.

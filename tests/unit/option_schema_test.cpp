@@ -125,6 +125,7 @@ TEST(OptionSchemaTest, QueueDefaultsAreTheCommandsDefaults) {
     EXPECT_EQ(real(OptionId::stats_heartbeat_timeout), options.heartbeat_timeout_seconds);
     EXPECT_EQ(real(OptionId::reap_interval), options.reap_interval_seconds);
     EXPECT_EQ(real(OptionId::poll), options.poll_seconds);
+    EXPECT_EQ(real(OptionId::log_interval), options.log_interval_seconds);
     EXPECT_EQ(real(OptionId::older_than), options.older_than_seconds);
     EXPECT_EQ(text(OptionId::purge_batch), std::to_string(options.purge_batch));
     EXPECT_EQ(text(OptionId::stats_format), options.stats_format);
