@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Issue 27's benchmark: draining a Redis queue of no-op tasks. `rowpump queue consume --pipe` with a
 # persistent PHP and a persistent Python handler (bench/peers/noop_handler.*, --concurrency 2), against a
-# real Sidekiq (-c 10) running a no-op job and a real Celery worker (--pool threads -c 10) running a no-op
-# task, on the same machine and the same Redis. Goals: rowpump with PHP at least 50,000 tasks/s and 2x
-# Sidekiq; with Python at least 2x Celery. Beside them, the same PHP handler on a MySQL queue table (goal
+# real Sidekiq (-c 10) running a no-op job and a real Celery worker running a no-op task, with its thread
+# pool (--pool threads -c 10) and with its default prefork pool (a process per core), on the same machine and
+# the same Redis. Goals: rowpump with PHP at least 50,000 tasks/s and 2x Sidekiq; with Python at least 2x
+# the faster Celery. Beside them, the same PHP handler on a MySQL queue table (goal
 # 10,000 tasks/s, claim and ack), `--exec true` on EXEC_TASKS tasks (a process per task; reported), and
 # the consumer's RSS draining RSS_TASKS (1,000,000) tasks against draining TASKS (goal: under 50 MB, flat).
 #
@@ -57,7 +58,7 @@ measure_setup
 cleanup() {
   local status=$?
   trap - EXIT
-  redis UNLINK "$queue" "queue:$queue" "$done_key" >/dev/null 2>&1 || true
+  redis UNLINK "$queue" "queue:$queue" "$done_key" "$done_key:count" >/dev/null 2>&1 || true
   sql "DROP TABLE IF EXISTS \`$small_table\`, \`$mysql_queue\`" 2>/dev/null || true
   rm -rf "$private_dir"
   exit "$status"
@@ -77,10 +78,10 @@ fill() {
   [[ -z "${2:-}" ]] || where=(--where "id <= $2")
   case "$1" in
     sidekiq) format=(--format sidekiq --job-class RowpumpBench::NoopJob) ;;
-    celery) format=(--format celery --task rowpump_bench.noop) ;;
+    celery | celery_prefork) format=(--format celery --task rowpump_bench.noop) ;;
     mysql) sink="$mysql_sink" name="$mysql_queue"; sql "DROP TABLE IF EXISTS \`$mysql_queue\`" ;;
   esac
-  redis UNLINK "$queue" "queue:$queue" "$done_key" >/dev/null
+  redis UNLINK "$queue" "queue:$queue" "$done_key" "$done_key:count" >/dev/null
   "$rowpump_bin" -q backfill --table "${3:-$table}" "${where[@]}" --sink "$sink" --queue "$name" "${format[@]}"
 }
 
@@ -112,6 +113,11 @@ drain() {
         measure "$2" "$3" "$peers/run_until_done.sh" "${redis_args[@]}" -- \
         celery -A noop_celery_tasks worker --pool threads -c 10 -Q "$queue" --without-heartbeat --without-mingle \
         --without-gossip --loglevel WARNING ;;
+    celery_prefork)
+      BENCH_COUNT=redis BENCH_TASKS="$3" BENCH_DONE_KEY="$done_key" BENCH_BROKER="$queue_url" PYTHONPATH="$peers" \
+        PATH="/usr/bin:$PATH" measure "$2" "$3" "$peers/run_until_done.sh" "${redis_args[@]}" -- \
+        celery -A noop_celery_tasks worker --pool prefork -c "$cores" -Q "$queue" --without-heartbeat \
+        --without-mingle --without-gossip --loglevel WARNING ;;
   esac
   local left
   left="$(redis LLEN "$queue")$(redis LLEN "queue:$queue")"
@@ -125,7 +131,7 @@ run() {
 }
 start_up() { fill "$1" 1; drain "$1" "$1.start" 1; }
 
-names=(php python sidekiq celery mysql exec)
+names=(php python sidekiq celery celery_prefork mysql exec)
 log "warm-up run of ${names[*]}"
 for name in "${names[@]}"; do run "$name"; rm -f "$private_dir/$name.times"; done
 for ((round = 0; round < runs; ++round)); do
@@ -172,6 +178,7 @@ php_rate="$(per_s php)"
   row "rowpump --pipe, Python handler, --concurrency 2" python
   row "Sidekiq $(sidekiq --version 2>/dev/null | head -n1 | awk '{print $2}'), -c 10, no-op job" sidekiq
   row "Celery $(PATH="/usr/bin:$PATH" celery --version 2>/dev/null | awk '{print $1}'), --pool threads -c 10, no-op task" celery
+  row "Celery, --pool prefork -c $cores, no-op task (counted with one INCR per task)" celery_prefork
   row "rowpump --pipe, PHP handler, MySQL queue table, --concurrency 2" mysql
   row "rowpump --exec true ($exec_tasks tasks, a process each), --concurrency 2" exec
   echo
@@ -181,6 +188,8 @@ php_rate="$(per_s php)"
   echo "- rowpump on the MySQL queue table: $(per_s mysql) tasks/s (goal 10,000)."
   echo "- rowpump --exec true: $(per_s exec) tasks/s (a process per task)."
   echo "- rowpump with PHP: $php_rate tasks/s (goal 50,000); $(ratio "$php_rate" "$(per_s sidekiq)")x Sidekiq, $(ratio "$php_rate" "$(per_s sidekiq "$(column_median sidekiq.start 1)")")x after its start-up (goal 2x)."
-  echo "- rowpump with Python: $(ratio "$(per_s python)" "$(per_s celery)")x Celery, $(ratio "$(per_s python)" "$(per_s celery "$(column_median celery.start 1)")")x after its start-up (goal 2x)."
+  for pool in celery celery_prefork; do
+    echo "- rowpump with Python: $(ratio "$(per_s python)" "$(per_s $pool)")x Celery ($pool), $(ratio "$(per_s python)" "$(per_s $pool "$(column_median $pool.start 1)")")x after its start-up (goal 2x the faster pool)."
+  done
 } >"$results"
 cat "$results"
