@@ -79,7 +79,9 @@ std::vector<OptionSpec> sink_options() {
     const SinkSpec defaults;
     return {
         text(OptionId::sink, "--sink", "sink.uri",
-             "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db", "stdout"),
+             "stdout | file:PATH | redis://host:port/db | mysql://user@host:port/db; Redis also as rediss://, "
+             "redis+unix://, redis-sentinel:// or redis-cluster://",
+             "stdout"),
         text(queue, "--queue", "sink.queue", "Redis list (key prefix) or MySQL queue table"),
         choice(format, "--format", "sink.format",
                "Payload format: json, csv, template (--template), or jobs for existing workers: sidekiq, celery "

@@ -15,7 +15,8 @@ constexpr NumberBounds seconds{0, max_user_seconds, false};
 std::vector<OptionSpec> queue_naming() {
     OptionSpec source = text(queue_source, "--source", "",
                              "Queue URI: mysql://user@host:port/db (or mariadb://; queue table in that database) or "
-                             "redis://host:port/db; a password may come from $ROWPUMP_MYSQL_PASSWORD / "
+                             "redis://host:port/db (or rediss://, redis+unix://, redis-sentinel://, redis-cluster://); a "
+                             "password may come from $ROWPUMP_MYSQL_PASSWORD / "
                              "$ROWPUMP_REDIS_PASSWORD (or their _FILE forms) instead of the URI");
     source.env = "ROWPUMP_QUEUE_SOURCE";
     return {

@@ -100,7 +100,8 @@ void read_priority(const Field& field, RouteSpec& route) {
 
 void read_sink(const Field& field, JobSpec& spec) {
     const Section sink = field.section(config::section_keys("sink"));
-    const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db or mysql://user@host:port/db");
+    const Field uri = sink.required("uri", "where rows go: stdout, file:PATH, redis://host:port/db (or rediss://, "
+                                           "redis+unix://, redis-sentinel://, redis-cluster://) or mysql://user@host:port/db");
     spec.sink.uri = uri.text();
     const std::string queue_meaning = check_sink_uri(uri, spec.sink.uri);
     const auto format = read_option(sink, OptionId::format, spec.format);
