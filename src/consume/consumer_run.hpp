@@ -35,6 +35,7 @@ struct ConsumerRun {
     std::atomic<std::uint64_t> delayed_left{0};   // until_empty: as the last worker to look saw them
     std::atomic<std::size_t> drained_workers{0};  // until_empty: workers that found nothing left to run
     std::atomic<bool> said_held{false};           // until_empty: the wait for other consumers was logged
+    std::atomic<std::size_t> held_here{0};        // tasks this run's workers have claimed and not finished
 
     // until_empty: a worker that waits for tasks the run's other workers hold wakes when one of them
     // finishes a batch, not only at its next look at the queue (a drain ends when its last task does).

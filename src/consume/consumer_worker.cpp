@@ -164,16 +164,21 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
     // How often the claims of other consumers are looked at again.
     constexpr milliseconds held_wait{250};
     const std::uint64_t batches = run.batches_seen();  // before the look: a batch ending after it wakes the wait
+    const std::size_t held_here_before = run.held_here.load();
     const Backlog backlog = consumer.backlog();
+    // The queue counts this run's own claims as held too; only the rest are worth a line. The larger of the
+    // two reads never counts a batch that ends during the look as someone else's.
+    const std::size_t held_here = std::max(held_here_before, run.held_here.load());
+    const std::uint64_t held_elsewhere = backlog.held > held_here ? backlog.held - held_here : 0;
     run.delayed_left = backlog.later;
     if (backlog.waiting == 0 && backlog.held == 0) return false;
     milliseconds wait = std::max(backlog.next_due, shortest_wait);
     if (backlog.waiting == 0) {
-        if (!run.said_held.exchange(true))
+        if (held_elsewhere > 0 && !run.said_held.exchange(true))
             log().info("queue {}: waiting for {} task(s) other consumers hold, {} of them by consumers known to be "
                        "gone: each is acknowledged, or fails and runs here, or is taken back once its consumer is "
                        "gone (MySQL: its connection; Redis: its heartbeat, after --heartbeat-timeout)",
-                       run.queue, backlog.held, backlog.orphaned);
+                       run.queue, held_elsewhere, backlog.orphaned);
         const ReapResult reaped = consumer.reap();
         if (reaped.released + reaped.dead > 0) {
             run.dead += reaped.dead;
@@ -201,6 +206,8 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
         while (!run.stopping()) {
             tasks = consumer.claim(run.options.batch, run.options.until_empty ? milliseconds(0) : run.options.wait);
             next = 0;
+            const std::size_t claimed = tasks.size();
+            run.held_here += claimed;
             if (tasks.empty() && run.options.until_empty) {
                 if (wait_for_backlog(consumer, run)) continue;
                 ++run.drained_workers;
@@ -216,6 +223,7 @@ void work(QueueConsumer& consumer, ConsumerRun& run) {
                 run.handed_back += tasks.size() - next;
                 tasks.clear();
             }
+            run.held_here -= claimed;
             if (run.options.until_empty) run.batch_finished();
         }
     } catch (...) {

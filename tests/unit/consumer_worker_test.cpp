@@ -2,6 +2,7 @@
 // becomes an ack or a fail with the right policy (the queue's; the retry's delay with no jitter; dead at
 // once), an exception is a fail with its text, a stop hands the rest of the batch back, a ConsumerHalt
 // leaves the task in hand claimed, hands the rest back and is thrown, and a handler can renew its claim.
+// A drain that waits for held tasks names only those held outside its own run.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "consume/consumer_run.hpp"
+#include "rowpump/log.hpp"
 
 namespace rowpump {
 namespace {
@@ -56,13 +58,19 @@ public:
     void release(const std::vector<Task>& tasks) override {
         for (const Task& task : tasks) released.push_back(task.payload);
     }
-    Backlog backlog() override { return {}; }  // nothing left: a drain ends
+    Backlog backlog() override {  // the next of `backlogs`, then nothing left: a drain ends
+        if (backlogs.empty()) return {};
+        const Backlog next = backlogs.front();
+        backlogs.pop_front();
+        return next;
+    }
     ReapResult reap() override { return {}; }
     void heartbeat() override { ++heartbeats; }
     void leave() override {}
     std::string describe(const Task& task) const override { return "task " + task.payload; }
     std::string name() const override { return "recording"; }
 
+    std::deque<Backlog> backlogs;
     std::vector<std::string> acked;
     std::vector<Failure> failures;
     std::vector<std::string> released;
@@ -134,6 +142,32 @@ TEST(ConsumerWorkerTest, EachResultBecomesAnAckOrAFailWithItsPolicy) {
     EXPECT_TRUE(report.drained);
     EXPECT_EQ(outcomes, (std::vector<TaskOutcome>{TaskOutcome::done, TaskOutcome::retried, TaskOutcome::retried,
                                                   TaskOutcome::dead, TaskOutcome::retried}));
+}
+
+// The info lines of a drain whose queue says `held` tasks are held while this run's other workers hold
+// `held_here` of them.
+std::vector<std::string> wait_lines(std::uint64_t held, std::size_t held_here) {
+    RecordingConsumer consumer(std::vector<std::string>{});
+    consumer.backlogs.push_back(Backlog{.held = held});
+    const TaskHandler handler = [](const TaskContext&) { return TaskResult::ok(); };
+    const ConsumerOptions options = draining();
+    consume::ConsumerRun run(options, handler, "q", queue_policy());
+    run.held_here = held_here;
+    std::vector<std::string> lines;
+    set_log_handler([&lines](LogLevel level, std::string_view message) {
+        if (level == LogLevel::info) lines.emplace_back(message);
+    });
+    consume::work(consumer, run);
+    set_log_handler({});
+    EXPECT_TRUE(run.report().drained);
+    return lines;
+}
+
+TEST(ConsumerWorkerTest, ADrainNamesOnlyTheTasksHeldOutsideItsOwnRun) {
+    const std::vector<std::string> others = wait_lines(5, 2);
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_NE(others[0].find("waiting for 3 task(s) other consumers hold"), std::string::npos) << others[0];
+    EXPECT_TRUE(wait_lines(2, 2).empty()) << "its own workers' tasks are not another consumer's";
 }
 
 TEST(ConsumerWorkerTest, AStopHandsTheRestOfTheBatchBackUncounted) {
