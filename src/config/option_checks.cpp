@@ -50,7 +50,10 @@ void check_redis_names_apply(const std::vector<OptionId>& given, const std::stri
 }
 
 void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format) {
-    const auto given = redis_name_options_given(sink);
+    check_redis_names_fit_format(redis_name_options_given(sink), format);
+}
+
+void check_redis_names_fit_format(const std::vector<OptionId>& given, const std::string& format) {
     if (given.empty()) return;
     throw OptionError(joined(named_options_verb(given),
                              {" rowpump's own keys, and ", OptionId::format, " " + format + " writes " + format +

@@ -125,7 +125,7 @@ TEST(PushPlanTest, DelayedMembersAreTaggedByTheirPositionInTheBatch) {
 TEST(PushPlanTest, APlanIsRebuiltForEachBatch) {
     SinkSpec tagged = queue_spec();
     tagged.delayed_members = DelayedMembers::tagged;
-    redis::PushPlan plan(tagged);
+    redis::PushPlan plan(redis_queue_keys(tagged));
     plan.plan({{"first", 0, 1}, {"x", 0, 0}}, {1, 0});
     ASSERT_EQ(plan.commands(), 2u);
     plan.plan({{"second", 0, 2}}, {1, 5});
@@ -134,13 +134,13 @@ TEST(PushPlanTest, APlanIsRebuiltForEachBatch) {
 }
 
 TEST(PushPlanTest, KeysOfTheQueue) {
-    redis::PushPlan plain(queue_spec());
+    redis::PushPlan plain(redis_queue_keys(queue_spec()));
     EXPECT_EQ(plain.ready_keys(), (std::vector<std::string>{"jobs"}));
     EXPECT_EQ(plain.delayed_key(), "jobs:delayed");
     SinkSpec named = queue_spec({"high", "low"});
     named.list_key = "q:{queue}:{level}";
     named.delayed_key = "later:{queue}";
-    redis::PushPlan priorities(named);
+    redis::PushPlan priorities(redis_queue_keys(named));
     EXPECT_EQ(priorities.ready_keys(), (std::vector<std::string>{"q:jobs:high", "q:jobs:low"}));
     EXPECT_EQ(priorities.delayed_key(), "later:jobs");
 }
@@ -153,16 +153,16 @@ TEST(PushPlanTest, APriorityLevelWithoutAListIsRefused) {
 }
 
 TEST(PushPlanTest, RefusesSpecsThatWouldMisplaceRows) {
-    EXPECT_THROW(redis::PushPlan{queue_spec({"high", ""})}, UsageError);
-    EXPECT_THROW(redis::PushPlan{queue_spec({"high", "high"})}, UsageError);
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(queue_spec({"high", ""}))}, UsageError);
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(queue_spec({"high", "high"}))}, UsageError);
     SinkSpec stray_template = queue_spec();
     stray_template.list_key = "{queue}:{level}";
-    EXPECT_THROW(redis::PushPlan{stray_template}, UsageError) << "a list key without priority lists";
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(stray_template)}, UsageError) << "a list key without priority lists";
     SinkSpec collision = queue_spec({"high", "delayed"});
     collision.list_key = "{queue}:{level}";
-    EXPECT_THROW(redis::PushPlan{collision}, UsageError) << "jobs:delayed as a priority list and the delayed set";
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(collision)}, UsageError) << "jobs:delayed as a priority list and the delayed set";
     collision.delayed_key = "{queue}:later";
-    EXPECT_NO_THROW(redis::PushPlan{collision});
+    EXPECT_NO_THROW(redis::PushPlan{redis_queue_keys(collision)});
 }
 
 }  // namespace

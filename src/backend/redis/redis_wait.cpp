@@ -34,13 +34,13 @@ void parse_redis_wait(const std::string& text, SinkSpec& sink) {
     sink.redis_wait_timeout = std::chrono::milliseconds(timeout);
 }
 
-void wait_for_replicas(Connection& connection, const SinkSpec& sink, std::size_t rows, bool retried) {
-    if (sink.redis_wait_replicas == 0) return;
-    const std::string wanted = std::to_string(sink.redis_wait_replicas);
-    const auto timeout = sink.redis_wait_timeout;
+void wait_for_replicas(Connection& connection, const RedisReplicaWait& wait, std::size_t rows, bool retried) {
+    if (wait.replicas == 0) return;
+    const std::string wanted = std::to_string(wait.replicas);
+    const auto timeout = wait.timeout;
     const long long acknowledged =
         connection.blocking_command({"WAIT", wanted, std::to_string(timeout.count())}, timeout).integer;
-    if (acknowledged >= sink.redis_wait_replicas) return;
+    if (acknowledged >= wait.replicas) return;
     using config::OptionId;
     const auto flag = [](OptionId id) { return config::spelled(id, config::Spelling::cli); };
     const std::string what = "a page of " + std::to_string(rows) + " rows reached " + std::to_string(acknowledged) +
