@@ -98,7 +98,7 @@ TEST(ClusterSlotTest, NamesSpreadOverSlotsAreRefusedWithWhatToChange) {
         EXPECT_NE(std::string(error.what()).find("e.g. --queue '{orders}'"), std::string::npos) << error.what();
     }
     SinkSpec templated = queue("{orders}", {"high"});
-    templated.list_key = "{level}:tasks";  // the level's braces are the tag: another slot
+    templated.redis_only.list_key = "{level}:tasks";  // the level's braces are the tag: another slot
     try {
         redis::queue_slot(redis_queue_keys(templated), redis::PushPlan(redis_queue_keys(templated)));
         ADD_FAILURE() << "a list key without the queue's tag was accepted";

@@ -67,10 +67,10 @@ TEST(RedisNamesTest, APlanWritesTheTemplatedKeysSecondsAndBareMembers) {
 TEST(RedisNamesTest, KeysThatCannotWorkAreRefused) {
     SinkSpec spec;
     spec.queue = "q";
-    spec.list_key = "goods:{level}:task";
+    spec.redis_only.list_key = "goods:{level}:task";
     EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("no priority levels are given"), std::string::npos);
     spec.priority_lists = {"delay", "low"};
-    spec.delayed_key = "goods:delay:task";
+    spec.redis_only.delayed_key = "goods:delay:task";
     EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("both a priority list and the delayed set"), std::string::npos);
 }
 

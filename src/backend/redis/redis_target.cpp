@@ -11,16 +11,16 @@ RedisQueueKeys redis_queue_keys(const SinkSpec& spec) {
     keys.layout = spec.layout;
     keys.push = spec.push;
     keys.priority_lists = spec.priority_lists;
-    keys.list_key = spec.list_key;
-    keys.delayed_key = spec.delayed_key;
-    keys.delay_score = spec.delay_score;
-    keys.delayed_members = spec.delayed_members;
+    keys.list_key = spec.redis_only.list_key;
+    keys.delayed_key = spec.redis_only.delayed_key;
+    keys.delay_score = spec.redis_only.delay_score;
+    keys.delayed_members = spec.redis_only.delayed_members;
     keys.names_given = config::redis_name_options_given(spec);
     return keys;
 }
 
 RedisReplicaWait redis_replica_wait(const SinkSpec& spec) {
-    return {.replicas = spec.redis_wait_replicas, .timeout = spec.redis_wait_timeout};
+    return {.replicas = spec.redis_only.wait_replicas, .timeout = spec.redis_only.wait_timeout};
 }
 
 RedisTarget redis_target(const SinkSpec& spec) {

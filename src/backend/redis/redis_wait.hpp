@@ -10,7 +10,7 @@
 
 namespace rowpump::redis {
 
-// Sets sink.redis_wait_replicas and redis_wait_timeout from "N" or "N:timeout_ms". Throws UsageError.
+// Sets sink.redis_only.wait_replicas and wait_timeout from "N" or "N:timeout_ms". Throws UsageError.
 void parse_redis_wait(const std::string& text, SinkSpec& sink);
 
 // WAIT for the pages this session wrote. Returns when wait.replicas replicas have them (at once when it
