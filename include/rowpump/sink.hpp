@@ -43,6 +43,22 @@ enum class DelayScore { milliseconds, seconds };
 // consumers that move members to a list themselves; equal payloads then collapse into one task).
 enum class DelayedMembers { tagged, bare };
 
+// What only a Redis sink reads (redis://, rediss://, redis+unix://, redis-sentinel://, redis-cluster://);
+// a job (run_job) with another sink refuses a value that is not the default.
+struct RedisSinkOptions {
+    // Key names (docs/payloads-and-names.md): {queue} and {level} are replaced by the queue and a priority
+    // list's name, {{ and }} are literal braces.
+    std::string list_key = "{queue}:p:{level}";  // the priority lists
+    std::string delayed_key = "{queue}:delayed";
+    DelayScore delay_score = DelayScore::milliseconds;
+    DelayedMembers delayed_members = DelayedMembers::tagged;
+    // After each page, WAIT until this many replicas have acknowledged it, for at most wait_timeout
+    // (--redis-wait N[:timeout_ms]; 0: no WAIT; not on a cluster). A page they do not acknowledge in time is
+    // retried with a job id, and fails the run without one. docs/DESIGN.md, "Durability of Redis".
+    unsigned wait_replicas = 0;
+    std::chrono::milliseconds wait_timeout{1000};
+};
+
 struct SinkSpec {
     std::string uri = "stdout";
     std::string queue;  // Redis key prefix / MySQL queue table; required for redis and mysql sinks
@@ -54,12 +70,7 @@ struct SinkSpec {
     // MySQL: priority column = size - i. Empty: every ready message goes to the queue itself. run_job
     // derives them from the route's levels (leave them empty there: other lists are refused).
     std::vector<std::string> priority_lists;
-    // Redis key names (docs/payloads-and-names.md): {queue} and {level} are replaced by the queue and a
-    // priority list's name, {{ and }} are literal braces.
-    std::string list_key = "{queue}:p:{level}";  // the priority lists
-    std::string delayed_key = "{queue}:delayed";
-    DelayScore delay_score = DelayScore::milliseconds;
-    DelayedMembers delayed_members = DelayedMembers::tagged;
+    RedisSinkOptions redis_only;  // key names, the delayed set's scores and members, the WAIT for replicas
     // file:PATH: replace a regular file that is already there. Otherwise it is refused, before anything is
     // read, rather than silently truncated. Devices and pipes (file:/dev/stdout) are written either way.
     bool overwrite = false;
@@ -68,11 +79,6 @@ struct SinkSpec {
     // every connection to it: the sink's, the job store's, the --high-water probe's. The backfill CLI
     // copies the source's (--read-timeout, --write-timeout, --retry-budget).
     ServerTimeouts timeouts;
-    // Redis: after each page, WAIT until this many replicas have acknowledged it, for at most
-    // redis_wait_timeout (--redis-wait N[:timeout_ms]; 0: no WAIT). A page they do not acknowledge in time
-    // is retried with a job id, and fails the run without one. docs/DESIGN.md, "Durability of Redis".
-    unsigned redis_wait_replicas = 0;
-    std::chrono::milliseconds redis_wait_timeout{1000};
     // Redis: RedisOptions::stop for every connection to the sink's server (run_job sets JobControl::stop).
     const std::atomic<bool>* stop = nullptr;
 

@@ -26,11 +26,12 @@ std::string payload_and_names(const JobSpec& spec) {
     if (spec.payload.big_numbers == BigNumbers::string) text += " big-numbers string";
     if (spec.payload.json_columns == JsonColumns::embed) text += " json-columns embed";
     if (spec.payload.csv_null == CsvNull::backslash_n) text += " csv-null \\N";
-    const SinkSpec defaults;
-    if (spec.sink.list_key != defaults.list_key) text += " list-key " + spec.sink.list_key;
-    if (spec.sink.delayed_key != defaults.delayed_key) text += " delayed-key " + spec.sink.delayed_key;
-    if (spec.sink.delay_score == DelayScore::seconds) text += " delay-score s";
-    if (spec.sink.delayed_members == DelayedMembers::bare) text += " delayed-members bare";
+    const RedisSinkOptions defaults;
+    const RedisSinkOptions& redis = spec.sink.redis_only;
+    if (redis.list_key != defaults.list_key) text += " list-key " + redis.list_key;
+    if (redis.delayed_key != defaults.delayed_key) text += " delayed-key " + redis.delayed_key;
+    if (redis.delay_score == DelayScore::seconds) text += " delay-score s";
+    if (redis.delayed_members == DelayedMembers::bare) text += " delayed-members bare";
     return text;
 }
 

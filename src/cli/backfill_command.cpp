@@ -110,10 +110,10 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.payload.big_numbers = options.big_numbers;
     apply_encoding_flags(options.encoding, spec.payload);
     check_payload_options(spec.format, spec.payload);
-    spec.sink.list_key = options.list_key;
-    spec.sink.delayed_key = options.delayed_key;
-    spec.sink.delay_score = options.delay_score;
-    spec.sink.delayed_members = options.delayed_members;
+    spec.sink.redis_only.list_key = options.list_key;
+    spec.sink.redis_only.delayed_key = options.delayed_key;
+    spec.sink.redis_only.delay_score = options.delay_score;
+    spec.sink.redis_only.delayed_members = options.delayed_members;
     spec.state_prefix = options.state_prefix;
     if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
     spec.route.priority_column = options.priority_column;

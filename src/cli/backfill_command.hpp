@@ -29,10 +29,10 @@ struct BackfillOptions {
     std::string payload_template;  // --format template
     BigNumbers big_numbers = BigNumbers::number;
     EncodingFlags encoding;
-    std::string list_key = SinkSpec{}.list_key;
-    std::string delayed_key = SinkSpec{}.delayed_key;
-    DelayScore delay_score = SinkSpec{}.delay_score;
-    DelayedMembers delayed_members = SinkSpec{}.delayed_members;
+    std::string list_key = RedisSinkOptions{}.list_key;
+    std::string delayed_key = RedisSinkOptions{}.delayed_key;
+    DelayScore delay_score = RedisSinkOptions{}.delay_score;
+    DelayedMembers delayed_members = RedisSinkOptions{}.delayed_members;
     std::string state_prefix = JobSpec{}.state_prefix;
     std::string redis_wait;  // --redis-wait N[:timeout_ms]
     std::string priority_column;

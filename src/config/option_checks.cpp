@@ -25,12 +25,13 @@ void check_push_applies(Format format, bool push_given) {
 }
 
 std::vector<OptionId> redis_name_options_given(const SinkSpec& sink) {
-    const SinkSpec defaults;
+    const RedisSinkOptions defaults;
+    const RedisSinkOptions& redis = sink.redis_only;
     std::vector<OptionId> given;
-    if (sink.list_key != defaults.list_key) given.push_back(OptionId::list_key);
-    if (sink.delayed_key != defaults.delayed_key) given.push_back(OptionId::delayed_key);
-    if (sink.delay_score != defaults.delay_score) given.push_back(OptionId::delay_score);
-    if (sink.delayed_members != defaults.delayed_members) given.push_back(OptionId::delayed_members);
+    if (redis.list_key != defaults.list_key) given.push_back(OptionId::list_key);
+    if (redis.delayed_key != defaults.delayed_key) given.push_back(OptionId::delayed_key);
+    if (redis.delay_score != defaults.delay_score) given.push_back(OptionId::delay_score);
+    if (redis.delayed_members != defaults.delayed_members) given.push_back(OptionId::delayed_members);
     return given;
 }
 
@@ -50,7 +51,10 @@ void check_redis_names_apply(const std::vector<OptionId>& given, const std::stri
 }
 
 void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format) {
-    const auto given = redis_name_options_given(sink);
+    check_redis_names_fit_format(redis_name_options_given(sink), format);
+}
+
+void check_redis_names_fit_format(const std::vector<OptionId>& given, const std::string& format) {
     if (given.empty()) return;
     throw OptionError(joined(named_options_verb(given),
                              {" rowpump's own keys, and ", OptionId::format, " " + format + " writes " + format +
@@ -80,7 +84,7 @@ void check_overwrite_applies(const SinkSpec& sink, bool file_sink) {
 }
 
 void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas) {
-    if (sink.redis_wait_replicas == 0 || waits_for_replicas) return;
+    if (sink.redis_only.wait_replicas == 0 || waits_for_replicas) return;
     throw OptionError({OptionId::redis_wait, " makes each page wait for the replicas of a Redis server, and " +
                                                  redact_url(sink.uri) +
                                                  " is not one (redis://, rediss://, redis+unix:// or "

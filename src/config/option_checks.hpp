@@ -23,6 +23,7 @@ void check_redis_names_apply(const SinkSpec& sink, bool redis_sink);
 void check_redis_names_apply(const std::vector<OptionId>& given, const std::string& uri, bool redis_queue);
 // Those options with a worker format, which writes its framework's keys, not rowpump's.
 void check_redis_names_fit_format(const SinkSpec& sink, const std::string& format);
+void check_redis_names_fit_format(const std::vector<OptionId>& given, const std::string& format);
 
 // Priority routing with a worker format (`format` names it), whose workers choose queues by name.
 void check_priority_fits_format(const std::string& format, bool priority_routing);

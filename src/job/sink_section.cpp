@@ -65,12 +65,12 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
     read_option(sink, OptionId::json_columns, spec.payload.json_columns);
     if (auto null = read_option(sink, OptionId::csv_null, spec.payload.csv_null))
         at_field(*null, [&] { check_payload_options(spec.format, spec.payload); });
-    if (auto key = read_option(sink, OptionId::list_key, spec.sink.list_key))
-        at_field(*key, [&] { redis::list_key(spec.sink.list_key, "queue", "level"); });
-    if (auto key = read_option(sink, OptionId::delayed_key, spec.sink.delayed_key))
-        at_field(*key, [&] { redis::delayed_key(spec.sink.delayed_key, "queue"); });
-    read_option(sink, OptionId::delay_score, spec.sink.delay_score);
-    read_option(sink, OptionId::delayed_members, spec.sink.delayed_members);
+    if (auto key = read_option(sink, OptionId::list_key, spec.sink.redis_only.list_key))
+        at_field(*key, [&] { redis::list_key(spec.sink.redis_only.list_key, "queue", "level"); });
+    if (auto key = read_option(sink, OptionId::delayed_key, spec.sink.redis_only.delayed_key))
+        at_field(*key, [&] { redis::delayed_key(spec.sink.redis_only.delayed_key, "queue"); });
+    read_option(sink, OptionId::delay_score, spec.sink.redis_only.delay_score);
+    read_option(sink, OptionId::delayed_members, spec.sink.redis_only.delayed_members);
     if (auto prefix = read_option(sink, OptionId::state_prefix, spec.state_prefix))
         at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
     std::string redis_wait;

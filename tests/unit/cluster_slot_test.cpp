@@ -82,8 +82,8 @@ SinkSpec queue(const std::string& name, std::vector<std::string> levels = {}) {
 
 TEST(ClusterSlotTest, AQueueWithAHashTagKeepsEveryKeyInItsSlot) {
     const SinkSpec spec = queue("{orders}", {"high", "low"});
-    const redis::PushPlan plan(spec);
-    EXPECT_EQ(redis::queue_slot(spec, plan), redis::key_slot("orders"));
+    const redis::PushPlan plan(redis_queue_keys(spec));
+    EXPECT_EQ(redis::queue_slot(redis_queue_keys(spec), plan), redis::key_slot("orders"));
     EXPECT_EQ(redis::cluster_state_prefix("rowpump:job:", "{orders}", redis::key_slot("orders")),
               "rowpump:job:{orders}:");
     EXPECT_EQ(redis::cluster_state_prefix("app:{orders}:", "{orders}", redis::key_slot("orders")), "app:{orders}:");
@@ -92,15 +92,15 @@ TEST(ClusterSlotTest, AQueueWithAHashTagKeepsEveryKeyInItsSlot) {
 TEST(ClusterSlotTest, NamesSpreadOverSlotsAreRefusedWithWhatToChange) {
     const SinkSpec plain = queue("orders");
     try {
-        redis::queue_slot(plain, redis::PushPlan(plain));
+        redis::queue_slot(redis_queue_keys(plain), redis::PushPlan(redis_queue_keys(plain)));
         ADD_FAILURE() << "an untagged queue was accepted";
     } catch (const UsageError& error) {
         EXPECT_NE(std::string(error.what()).find("e.g. --queue '{orders}'"), std::string::npos) << error.what();
     }
     SinkSpec templated = queue("{orders}", {"high"});
-    templated.list_key = "{level}:tasks";  // the level's braces are the tag: another slot
+    templated.redis_only.list_key = "{level}:tasks";  // the level's braces are the tag: another slot
     try {
-        redis::queue_slot(templated, redis::PushPlan(templated));
+        redis::queue_slot(redis_queue_keys(templated), redis::PushPlan(redis_queue_keys(templated)));
         ADD_FAILURE() << "a list key without the queue's tag was accepted";
     } catch (const UsageError& error) {
         EXPECT_NE(std::string(error.what()).find("--list-key"), std::string::npos) << error.what();

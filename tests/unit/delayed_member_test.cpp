@@ -48,7 +48,7 @@ TEST(DelayedMemberTest, LedgerWritersAreStablePerJobAndRangeAndNeverZero) {
 TEST(DelayedMemberTest, APlanGivesEachDelayedMessageItsOwnMember) {
     SinkSpec spec;
     spec.queue = "q";
-    PushPlan plan(spec);
+    PushPlan plan(redis_queue_keys(spec));
     std::vector<Message> batch;
     for (int i = 0; i < 2500; ++i) batch.push_back({i % 10 == 0 ? "ready" : "same", 0, i % 10 == 0 ? 0 : 1000 + i});
     plan.plan(batch, {7, 100});

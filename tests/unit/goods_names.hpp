@@ -12,10 +12,10 @@ inline SinkSpec goods_names(std::string queue) {
     SinkSpec spec;
     spec.queue = std::move(queue);
     spec.priority_lists = {"high", "low"};
-    spec.list_key = "goods:{level}:task";
-    spec.delayed_key = "goods:delay";
-    spec.delay_score = DelayScore::seconds;
-    spec.delayed_members = DelayedMembers::bare;
+    spec.redis_only.list_key = "goods:{level}:task";
+    spec.redis_only.delayed_key = "goods:delay";
+    spec.redis_only.delay_score = DelayScore::seconds;
+    spec.redis_only.delayed_members = DelayedMembers::bare;
     return spec;
 }
 

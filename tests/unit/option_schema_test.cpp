@@ -98,10 +98,10 @@ TEST(OptionSchemaTest, DefaultsPassTheirOwnBounds) {
 
 TEST(OptionSchemaTest, DefaultsAreTheLibrarysDefaults) {
     const JobSpec spec;
-    EXPECT_EQ(config::option(OptionId::list_key).default_text, spec.sink.list_key);
-    EXPECT_EQ(config::option(OptionId::delayed_key).default_text, spec.sink.delayed_key);
+    EXPECT_EQ(config::option(OptionId::list_key).default_text, spec.sink.redis_only.list_key);
+    EXPECT_EQ(config::option(OptionId::delayed_key).default_text, spec.sink.redis_only.delayed_key);
     EXPECT_EQ(config::option(OptionId::state_prefix).default_text, spec.state_prefix);
-    EXPECT_EQ(config::option(OptionId::delay_score).default_text, config::choice_name(spec.sink.delay_score));
+    EXPECT_EQ(config::option(OptionId::delay_score).default_text, config::choice_name(spec.sink.redis_only.delay_score));
     EXPECT_EQ(config::option(OptionId::format).default_text, config::choice_name(spec.format));
     EXPECT_EQ(config::option(OptionId::page_size).default_text, std::to_string(spec.read.page_size));
     EXPECT_EQ(config::option(OptionId::lease_timeout).default_text, std::to_string(spec.lease_timeout.count()));
@@ -194,7 +194,7 @@ TEST(OptionSchemaTest, RedisNameOptionsAreNamedOnlyWhenGiven) {
     SinkSpec sink;
     sink.uri = "file:/tmp/x.ndjson";
     EXPECT_NO_THROW(config::check_redis_names_apply(sink, false));
-    sink.delay_score = DelayScore::seconds;
+    sink.redis_only.delay_score = DelayScore::seconds;
     try {
         config::check_redis_names_apply(sink, false);
         FAIL() << "a delay score was accepted for a file sink";
@@ -203,7 +203,7 @@ TEST(OptionSchemaTest, RedisNameOptionsAreNamedOnlyWhenGiven) {
                   "--delay-score names Redis keys, and file:/tmp/x.ndjson has none: drop it, or write to a redis:// "
                   "sink");
     }
-    sink.list_key = "{queue}:{level}";
+    sink.redis_only.list_key = "{queue}:{level}";
     try {
         config::check_redis_names_fit_format(sink, "celery");
         FAIL() << "rowpump's key names were accepted with celery";
@@ -235,10 +235,10 @@ JobSpec from_yaml(const std::string& sink_extra, const std::string& top = "") {
 
 TEST(OptionSchemaTest, CommandLineAndJobFileReachTheSameValue) {
     EXPECT_EQ(from_cli<DelayScore>(OptionId::delay_score, "s"), DelayScore::seconds);
-    EXPECT_EQ(from_yaml("  delay_score: s\n").sink.delay_score, DelayScore::seconds);
+    EXPECT_EQ(from_yaml("  delay_score: s\n").sink.redis_only.delay_score, DelayScore::seconds);
 
     EXPECT_EQ(from_cli<DelayedMembers>(OptionId::delayed_members, "bare"), DelayedMembers::bare);
-    EXPECT_EQ(from_yaml("  delayed_members: bare\n").sink.delayed_members, DelayedMembers::bare);
+    EXPECT_EQ(from_yaml("  delayed_members: bare\n").sink.redis_only.delayed_members, DelayedMembers::bare);
 
     EXPECT_EQ(from_cli<std::optional<PushSide>>(OptionId::push, "lpush"), PushSide::left);
     EXPECT_EQ(from_yaml("  push: lpush\n").sink.push, PushSide::left);
@@ -256,7 +256,7 @@ TEST(OptionSchemaTest, CommandLineAndJobFileReachTheSameValue) {
     EXPECT_EQ(from_yaml("", "workers: 12\n").workers, 12u);
 
     EXPECT_EQ(from_cli<std::string>(OptionId::list_key, "{queue}:lvl:{level}"), "{queue}:lvl:{level}");
-    EXPECT_EQ(from_yaml("  list_key: \"{queue}:lvl:{level}\"\n").sink.list_key, "{queue}:lvl:{level}");
+    EXPECT_EQ(from_yaml("  list_key: \"{queue}:lvl:{level}\"\n").sink.redis_only.list_key, "{queue}:lvl:{level}");
 }
 
 TEST(OptionSchemaTest, CommandLineAndJobFileRefuseTheSameValue) {

@@ -33,10 +33,10 @@ TEST(PayloadNamesYamlTest, TheSinkSectionSetsEveryOption) {
     EXPECT_EQ(spec.format, Format::payload_template);
     EXPECT_EQ(spec.payload.template_text, "{id}");
     EXPECT_EQ(spec.payload.big_numbers, BigNumbers::string);
-    EXPECT_EQ(spec.sink.list_key, "goods:{level}:task");
-    EXPECT_EQ(spec.sink.delayed_key, "goods:delay");
-    EXPECT_EQ(spec.sink.delay_score, DelayScore::seconds);
-    EXPECT_EQ(spec.sink.delayed_members, DelayedMembers::bare);
+    EXPECT_EQ(spec.sink.redis_only.list_key, "goods:{level}:task");
+    EXPECT_EQ(spec.sink.redis_only.delayed_key, "goods:delay");
+    EXPECT_EQ(spec.sink.redis_only.delay_score, DelayScore::seconds);
+    EXPECT_EQ(spec.sink.redis_only.delayed_members, DelayedMembers::bare);
     EXPECT_EQ(spec.state_prefix, "app:job:");
 }
 

@@ -20,7 +20,7 @@ inline std::vector<Command> commands_of(const redis::PushPlan& plan) {
 
 inline std::vector<Command> planned(const SinkSpec& spec, const std::vector<Message>& batch,
                                     redis::DelayedTag first_tag = {7, 0}) {
-    redis::PushPlan plan(spec);
+    redis::PushPlan plan(redis_queue_keys(spec));
     plan.plan(batch, first_tag);
     return commands_of(plan);
 }

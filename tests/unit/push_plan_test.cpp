@@ -23,7 +23,7 @@ SinkSpec queue_spec(std::vector<std::string> priority_lists = {}) {
     SinkSpec spec;
     spec.queue = "jobs";
     spec.priority_lists = std::move(priority_lists);
-    spec.delayed_members = DelayedMembers::bare;
+    spec.redis_only.delayed_members = DelayedMembers::bare;
     return spec;
 }
 
@@ -37,7 +37,7 @@ TEST(PushPlanTest, AnEmptyBatchPlansNoCommand) {
     EXPECT_EQ(planned(queue_spec(), {}), std::vector<Command>{});
     SinkSpec sidekiq = queue_spec();
     sidekiq.layout = QueueLayout::sidekiq;
-    sidekiq.delayed_members = DelayedMembers::tagged;
+    sidekiq.redis_only.delayed_members = DelayedMembers::tagged;
     EXPECT_EQ(planned(sidekiq, {}), std::vector<Command>{}) << "no SADD queues without a job";
 }
 
@@ -96,7 +96,7 @@ TEST(PushPlanTest, ScoresInMillisecondsAndSecondsUpToThe64BitMaximum) {
               (std::vector<Command>{{"ZADD", "jobs:delayed", "1", "a", "1700000000250", "b", "1700000000005", "c",
                                      "1700000000000", "d", "9223372036854775807", "e"}}));
     SinkSpec seconds = queue_spec();
-    seconds.delay_score = DelayScore::seconds;
+    seconds.redis_only.delay_score = DelayScore::seconds;
     EXPECT_EQ(planned(seconds, batch),
               (std::vector<Command>{{"ZADD", "jobs:delayed", "0.001", "a", "1700000000.25", "b", "1700000000.005", "c",
                                      "1700000000", "d", "9223372036854775.807", "e"}}));
@@ -113,7 +113,7 @@ TEST(PushPlanTest, SidekiqScoresAlwaysCarryThreeDecimals) {
 
 TEST(PushPlanTest, DelayedMembersAreTaggedByTheirPositionInTheBatch) {
     SinkSpec tagged = queue_spec();
-    tagged.delayed_members = DelayedMembers::tagged;
+    tagged.redis_only.delayed_members = DelayedMembers::tagged;
     constexpr std::uint64_t writer = std::numeric_limits<std::uint64_t>::max();
     const auto commands = planned(tagged, {{"ready", 0, 0}, {"same", 0, 10}, {"same", 0, 10}}, {writer, 100});
     EXPECT_EQ(commands, (std::vector<Command>{{"RPUSH", "jobs", "ready"},
@@ -124,8 +124,8 @@ TEST(PushPlanTest, DelayedMembersAreTaggedByTheirPositionInTheBatch) {
 
 TEST(PushPlanTest, APlanIsRebuiltForEachBatch) {
     SinkSpec tagged = queue_spec();
-    tagged.delayed_members = DelayedMembers::tagged;
-    redis::PushPlan plan(tagged);
+    tagged.redis_only.delayed_members = DelayedMembers::tagged;
+    redis::PushPlan plan(redis_queue_keys(tagged));
     plan.plan({{"first", 0, 1}, {"x", 0, 0}}, {1, 0});
     ASSERT_EQ(plan.commands(), 2u);
     plan.plan({{"second", 0, 2}}, {1, 5});
@@ -134,13 +134,13 @@ TEST(PushPlanTest, APlanIsRebuiltForEachBatch) {
 }
 
 TEST(PushPlanTest, KeysOfTheQueue) {
-    redis::PushPlan plain(queue_spec());
+    redis::PushPlan plain(redis_queue_keys(queue_spec()));
     EXPECT_EQ(plain.ready_keys(), (std::vector<std::string>{"jobs"}));
     EXPECT_EQ(plain.delayed_key(), "jobs:delayed");
     SinkSpec named = queue_spec({"high", "low"});
-    named.list_key = "q:{queue}:{level}";
-    named.delayed_key = "later:{queue}";
-    redis::PushPlan priorities(named);
+    named.redis_only.list_key = "q:{queue}:{level}";
+    named.redis_only.delayed_key = "later:{queue}";
+    redis::PushPlan priorities(redis_queue_keys(named));
     EXPECT_EQ(priorities.ready_keys(), (std::vector<std::string>{"q:jobs:high", "q:jobs:low"}));
     EXPECT_EQ(priorities.delayed_key(), "later:jobs");
 }
@@ -153,16 +153,16 @@ TEST(PushPlanTest, APriorityLevelWithoutAListIsRefused) {
 }
 
 TEST(PushPlanTest, RefusesSpecsThatWouldMisplaceRows) {
-    EXPECT_THROW(redis::PushPlan{queue_spec({"high", ""})}, UsageError);
-    EXPECT_THROW(redis::PushPlan{queue_spec({"high", "high"})}, UsageError);
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(queue_spec({"high", ""}))}, UsageError);
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(queue_spec({"high", "high"}))}, UsageError);
     SinkSpec stray_template = queue_spec();
-    stray_template.list_key = "{queue}:{level}";
-    EXPECT_THROW(redis::PushPlan{stray_template}, UsageError) << "a list key without priority lists";
+    stray_template.redis_only.list_key = "{queue}:{level}";
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(stray_template)}, UsageError) << "a list key without priority lists";
     SinkSpec collision = queue_spec({"high", "delayed"});
-    collision.list_key = "{queue}:{level}";
-    EXPECT_THROW(redis::PushPlan{collision}, UsageError) << "jobs:delayed as a priority list and the delayed set";
-    collision.delayed_key = "{queue}:later";
-    EXPECT_NO_THROW(redis::PushPlan{collision});
+    collision.redis_only.list_key = "{queue}:{level}";
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(collision)}, UsageError) << "jobs:delayed as a priority list and the delayed set";
+    collision.redis_only.delayed_key = "{queue}:later";
+    EXPECT_NO_THROW(redis::PushPlan{redis_queue_keys(collision)});
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ TEST(RedisNamesTest, StatePrefixIsChecked) {
 }
 
 TEST(RedisNamesTest, APlanWritesTheTemplatedKeysSecondsAndBareMembers) {
-    PushPlan plan(test::goods_names("orders"));
+    PushPlan plan(redis_queue_keys(test::goods_names("orders")));
     EXPECT_EQ(plan.ready_keys(), (std::vector<std::string>{"goods:high:task", "goods:low:task"}));
     plan.plan({{"1", 1, 0}, {"2", 0, 1700000000250}, {"3", 0, 1700000001000}}, {7, 0});
     ASSERT_EQ(plan.commands(), 2u);
@@ -67,11 +67,11 @@ TEST(RedisNamesTest, APlanWritesTheTemplatedKeysSecondsAndBareMembers) {
 TEST(RedisNamesTest, KeysThatCannotWorkAreRefused) {
     SinkSpec spec;
     spec.queue = "q";
-    spec.list_key = "goods:{level}:task";
-    EXPECT_NE(refusal([&] { PushPlan plan(spec); }).find("no priority levels are given"), std::string::npos);
+    spec.redis_only.list_key = "goods:{level}:task";
+    EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("no priority levels are given"), std::string::npos);
     spec.priority_lists = {"delay", "low"};
-    spec.delayed_key = "goods:delay:task";
-    EXPECT_NE(refusal([&] { PushPlan plan(spec); }).find("both a priority list and the delayed set"), std::string::npos);
+    spec.redis_only.delayed_key = "goods:delay:task";
+    EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("both a priority list and the delayed set"), std::string::npos);
 }
 
 }  // namespace

@@ -26,11 +26,11 @@ SinkSpec parsed(const std::string& text) {
 }
 
 TEST(RedisWait, ReplicasAndAnOptionalTimeout) {
-    EXPECT_EQ(parsed("1").redis_wait_replicas, 1U);
-    EXPECT_EQ(parsed("1").redis_wait_timeout, 1000ms);
-    EXPECT_EQ(parsed("2:250").redis_wait_replicas, 2U);
-    EXPECT_EQ(parsed("2:250").redis_wait_timeout, 250ms);
-    EXPECT_EQ(parsed("0").redis_wait_replicas, 0U);
+    EXPECT_EQ(parsed("1").redis_only.wait_replicas, 1U);
+    EXPECT_EQ(parsed("1").redis_only.wait_timeout, 1000ms);
+    EXPECT_EQ(parsed("2:250").redis_only.wait_replicas, 2U);
+    EXPECT_EQ(parsed("2:250").redis_only.wait_timeout, 250ms);
+    EXPECT_EQ(parsed("0").redis_only.wait_replicas, 0U);
 }
 
 TEST(RedisWait, ABadValueNamesTheOptionAsEachFrontEndSpellsIt) {
@@ -82,8 +82,8 @@ TEST(RedisWait, AJobFileGivesItAsSinkRedisWait) {
                              "  uri: redis-sentinel://127.0.0.1:26490/rowpump/0\n  queue: q\n  redis_wait: '1:500'\n",
                              ".yaml");
     const JobSpec spec = load_job(job.path());
-    EXPECT_EQ(spec.sink.redis_wait_replicas, 1U);
-    EXPECT_EQ(spec.sink.redis_wait_timeout, 500ms);
+    EXPECT_EQ(spec.sink.redis_only.wait_replicas, 1U);
+    EXPECT_EQ(spec.sink.redis_only.wait_timeout, 500ms);
     const test::TempFile cluster("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\nsink:\n"
                                  "  uri: redis-cluster://127.0.0.1:6501/\n  queue: '{q}'\n  redis_wait: 1\n",
                                  ".yaml");

@@ -293,7 +293,7 @@ TEST(WorkerFormatTest, WorkerLayoutsRefusePriorityLists) {
     spec.queue = "q";
     spec.layout = QueueLayout::sidekiq;
     spec.priority_lists = {"high", "low"};
-    EXPECT_THROW(redis::PushPlan{spec}, UsageError);
+    EXPECT_THROW(redis::PushPlan{redis_queue_keys(spec)}, UsageError);
 }
 
 // Loads a job file holding `text`, removed after.

@@ -14,7 +14,6 @@
 #include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "backend/mysql_queue/mysql_queue_writers.hpp"
-#include "backend/sink_target.hpp"
 
 namespace rowpump {
 
@@ -47,10 +46,10 @@ const char* const ranges_ddl =
 class MySqlJobLedger final : public JobLedger {
 public:
     // Its session writes the queue rows, so it runs on Connector/C, for array binding (mysql/connection.hpp).
-    MySqlJobLedger(MySqlOptions options, const SinkSpec& sink, const JobDefinition& definition)
-        : connection_(std::move(options), mysql::SessionDriver::connector_c),
+    MySqlJobLedger(const MySqlQueueTarget& target, const JobDefinition& definition)
+        : connection_(target.connection, mysql::SessionDriver::connector_c),
           definition_(definition),
-          writer_(connection_, sink.queue, sink.priority_lists.size()) {}
+          writer_(connection_, target.table, target.priority_lists.size()) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying([&] { return lease_once(); });
@@ -352,8 +351,8 @@ private:
 
 class MySqlJobStore final : public JobStore {
 public:
-    MySqlJobStore(MySqlOptions options, SinkSpec sink, JobDefinition definition)
-        : options_(std::move(options)), sink_(std::move(sink)), definition_(std::move(definition)), connection_(options_) {
+    MySqlJobStore(MySqlQueueTarget target, JobDefinition definition)
+        : target_(std::move(target)), definition_(std::move(definition)), connection_(target_.connection) {
         connection_.retrying([&] {
             connection_.execute_text(jobs_ddl);
             connection_.execute_text(ranges_ddl);
@@ -414,7 +413,7 @@ public:
 
     std::unique_ptr<JobLedger> open_ledger() override {
         prepare_queue();
-        return std::make_unique<MySqlJobLedger>(options_, sink_, definition_);
+        return std::make_unique<MySqlJobLedger>(target_, definition_);
     }
 
 private:
@@ -423,14 +422,13 @@ private:
     void prepare_queue() {
         if (queue_ready_) return;
         connection_.retrying([&] {
-            mysql::create_queue_table(connection_, sink_.queue);
-            mysql::check_queue_table(connection_, sink_.queue);
+            mysql::create_queue_table(connection_, target_.table);
+            mysql::check_queue_table(connection_, target_.table);
         });
         queue_ready_ = true;
     }
 
-    MySqlOptions options_;
-    SinkSpec sink_;
+    MySqlQueueTarget target_;
     JobDefinition definition_;
     mysql::Connection connection_;
     bool queue_ready_ = false;
@@ -438,9 +436,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<JobStore> open_mysql_job_store(const SinkSpec& sink, const JobDefinition& definition) {
-    mysql::validate_queue_table_name(sink.queue);
-    return std::make_unique<MySqlJobStore>(sink_mysql_options(sink), sink, definition);
+std::unique_ptr<JobStore> open_mysql_job_store(MySqlQueueTarget target, const JobDefinition& definition) {
+    mysql::validate_queue_table_name(target.table);
+    return std::make_unique<MySqlJobStore>(std::move(target), definition);
 }
 
 }  // namespace rowpump

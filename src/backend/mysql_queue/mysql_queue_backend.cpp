@@ -4,7 +4,6 @@
 
 #include "backend/mysql_queue/mysql_consumers.hpp"
 #include "backend/mysql_queue/mysql_queue_writers.hpp"
-#include "backend/sink_target.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -19,14 +18,14 @@ public:
                    .traits = {.takes_queue = true, .keeps_jobs = true, .claims_expire = true},
                    .queue_meaning = "the MySQL queue table, created when missing"}) {}
 
-    void parse_target(const SinkSpec& spec) const override { sink_mysql_options(spec); }
+    void parse_target(const SinkSpec& spec) const override { mysql_queue_target(spec); }
 
     std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
-        return make_mysql_queue_sink(spec, sink_mysql_options(spec));
+        return make_mysql_queue_sink(mysql_queue_target(spec));
     }
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
-        return open_mysql_job_store(spec, definition);
+        return open_mysql_job_store(mysql_queue_target(spec), definition);
     }
 
     QueueSource parse_source(const QueueSource& source) const override {

@@ -17,11 +17,11 @@ constexpr std::size_t max_priority = 127;  // TINYINT
 
 class MySqlQueueSink final : public Sink {
 public:
-    MySqlQueueSink(const SinkSpec& spec, MySqlOptions options)
+    explicit MySqlQueueSink(MySqlQueueTarget target)
         // Connector/C, for array binding (mysql/connection.hpp).
-        : connection_(std::move(options), mysql::SessionDriver::connector_c),
-          table_(spec.queue),
-          writer_(with_queue_table(connection_, table_), table_, spec.priority_lists.size()) {}
+        : connection_(std::move(target.connection), mysql::SessionDriver::connector_c),
+          table_(std::move(target.table)),
+          writer_(with_queue_table(connection_, table_), table_, target.priority_lists.size()) {}
 
     void write(const std::vector<Message>& batch) override {
         if (batch.empty()) return;
@@ -58,16 +58,16 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Sink> make_mysql_queue_sink(const SinkSpec& spec, MySqlOptions options) {
-    mysql::validate_queue_table_name(spec.queue);
-    if (spec.priority_lists.size() > max_priority)
-        throw UsageError(std::to_string(spec.priority_lists.size()) + " priority lists given: the queue table's "
+std::unique_ptr<Sink> make_mysql_queue_sink(MySqlQueueTarget target) {
+    mysql::validate_queue_table_name(target.table);
+    if (target.priority_lists.size() > max_priority)
+        throw UsageError(std::to_string(target.priority_lists.size()) + " priority lists given: the queue table's "
                          "TINYINT priority allows at most " + std::to_string(max_priority));
     std::set<std::string> seen;
-    for (const std::string& name : spec.priority_lists)
+    for (const std::string& name : target.priority_lists)
         if (!seen.insert(name).second) throw UsageError("priority list '" + name + "' is named twice");
     try {
-        return std::make_unique<MySqlQueueSink>(spec, std::move(options));
+        return std::make_unique<MySqlQueueSink>(std::move(target));
     } catch (const ConnectionLost& error) {
         // make_sink() promises a QueueError for an unreachable target; errors after the start keep their
         // MySQL code and SQLSTATE (DbError).

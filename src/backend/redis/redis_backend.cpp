@@ -4,7 +4,6 @@
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_writers.hpp"
-#include "backend/sink_target.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -23,20 +22,20 @@ public:
                               .waits_for_replicas = true},
                    .queue_meaning = "the Redis list name, also the prefix of its other keys"}) {}
 
-    void parse_target(const SinkSpec& spec) const override { sink_redis_options(spec); }
+    void parse_target(const SinkSpec& spec) const override { redis_target(spec); }
 
     std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
-        return make_redis_sink(spec, sink_redis_options(spec));
+        return make_redis_sink(redis_target(spec));
     }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
-        const redis::PushPlan plan(spec);
+        const redis::PushPlan plan(redis_queue_keys(spec));
         if (state_prefix) redis::check_state_prefix(*state_prefix);
     }
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
-        return open_redis_job_store(spec, definition);
+        return open_redis_job_store(redis_target(spec), definition);
     }
 
     QueueSource parse_source(const QueueSource& source) const override {

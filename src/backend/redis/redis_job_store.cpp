@@ -10,9 +10,9 @@
 #include "backend/redis/redis_page_writer.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_wait.hpp"
+#include "backend/redis/redis_writers.hpp"
 #include "redis/connection.hpp"
 #include "rowpump/error.hpp"
-#include "backend/sink_target.hpp"
 
 namespace rowpump {
 
@@ -29,12 +29,12 @@ std::vector<redis::Reply> hash_fields(redis::Connection& connection, const std::
 
 class RedisJobLedger final : public JobLedger {
 public:
-    RedisJobLedger(RedisOptions options, const SinkSpec& sink, const JobDefinition& definition)
-        : connection_(redis::Connection::connect_within(std::move(options))),
-          sink_(sink),
+    RedisJobLedger(const RedisTarget& target, const JobDefinition& definition)
+        : connection_(redis::Connection::connect_within(target.connection)),
+          wait_(target.wait),
           definition_(definition),
           owner_(std::to_string(connection_.client_id())),
-          writer_(sink) {}
+          writer_(target.keys) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying([&]() -> std::optional<StoredRange> {
@@ -171,8 +171,8 @@ private:
                 if (!held || fence[2].text != checkpoint) return PageWrite::lost;
                 // WAIT counts this session's writes only, and this may be a new session: a write of its own
                 // (that changes nothing the job reads) makes the WAIT cover everything the master holds.
-                if (sink_.redis_wait_replicas != 0) connection_.command({"HINCRBY", range_key, "replica_waits", "1"});
-                redis::wait_for_replicas(connection_, sink_, batch.size(), true);
+                if (wait_.replicas != 0) connection_.command({"HINCRBY", range_key, "replica_waits", "1"});
+                redis::wait_for_replicas(connection_, wait_, batch.size(), true);
                 return PageWrite::written;
             }
             if (fence[4].text != bound) {
@@ -183,7 +183,7 @@ private:
             }
             if (exec_page(range_key, range.number, batch, checkpoint, std::stoull(fence[3].text))) {
                 // Not acknowledged in time: a transient error, whose retry finds the page committed (above).
-                redis::wait_for_replicas(connection_, sink_, batch.size(), true);
+                redis::wait_for_replicas(connection_, wait_, batch.size(), true);
                 return PageWrite::written;
             }
         }
@@ -218,7 +218,7 @@ private:
     }
 
     redis::Connection connection_;
-    SinkSpec sink_;
+    RedisReplicaWait wait_;
     JobDefinition definition_;
     std::string owner_;
     std::string committed_;  // the stored checkpoint of the range held now, as stored
@@ -227,13 +227,12 @@ private:
 
 class RedisJobStore final : public JobStore {
 public:
-    RedisJobStore(RedisOptions options, SinkSpec sink, JobDefinition definition)
-        : options_(std::move(options)),
-          sink_(std::move(sink)),
+    RedisJobStore(RedisTarget target, JobDefinition definition)
+        : target_(std::move(target)),
           definition_(std::move(definition)),
-          connection_(redis::Connection::connect_at_start(options_)) {
+          connection_(redis::Connection::connect_at_start(target_.connection)) {
         // Before the job exists: a queue key of the wrong type is refused with nothing written.
-        retrying([&] { redis::PushPlan(sink_).check_key_types(connection_); });
+        retrying([&] { redis::PushPlan(target_.keys).check_key_types(connection_); });
     }
 
     // Every call survives a reconnect (a restarted server, an idle timeout that closed this connection while
@@ -248,7 +247,7 @@ public:
     }
 
     std::unique_ptr<JobLedger> open_ledger() override {
-        return std::make_unique<RedisJobLedger>(options_, sink_, definition_);
+        return std::make_unique<RedisJobLedger>(target_, definition_);
     }
 
 private:
@@ -307,18 +306,17 @@ private:
         connection_.command(argv);
     }
 
-    RedisOptions options_;
-    SinkSpec sink_;
+    RedisTarget target_;
     JobDefinition definition_;
     redis::Connection connection_;
 };
 
 }  // namespace
 
-std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDefinition& definition) {
-    if (sink.queue.empty()) throw UsageError("a redis sink needs --queue NAME");
+std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition) {
+    if (target.keys.queue.empty()) throw UsageError("a redis sink needs --queue NAME");
     // The sink's timeouts, retry budget and stop flag, as every connection to its server takes them.
-    return std::make_unique<RedisJobStore>(sink_redis_options(sink), sink, definition);
+    return std::make_unique<RedisJobStore>(std::move(target), definition);
 }
 
 }  // namespace rowpump

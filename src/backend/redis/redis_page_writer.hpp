@@ -25,8 +25,8 @@ struct CheckpointMove {
 
 class PageWriter {
 public:
-    // Throws UsageError for the spec's bad names (PushPlan), before anything connects.
-    explicit PageWriter(const SinkSpec& spec) : plan_(spec) {}
+    // Throws UsageError for bad names (PushPlan), before anything connects.
+    explicit PageWriter(const RedisQueueKeys& keys) : plan_(keys) {}
 
     // Pushes `batch`, each delayed message tagged from `first_tag` on (PushPlan::plan). With `fence`, in one
     // MULTI/EXEC with its checkpoint move: false when the EXEC was aborted (a WATCHed key changed), and

@@ -19,9 +19,9 @@ using config::OptionId;
 constexpr std::size_t max_arguments_per_command = 1000;
 constexpr std::size_t max_score_digits = 20;  // "-9223372036854775808"
 
-void check_priority_lists(const SinkSpec& spec) {
+void check_priority_lists(const RedisQueueKeys& keys) {
     std::set<std::string> seen;
-    for (const std::string& name : spec.priority_lists) {
+    for (const std::string& name : keys.priority_lists) {
         if (name.empty()) throw UsageError("empty priority list name: give each priority list a name");
         if (!seen.insert(name).second) throw UsageError("priority list '" + name + "' is named twice");
     }
@@ -43,9 +43,9 @@ std::size_t write_seconds(char* out, std::int64_t ms) {
 }
 
 // A key template given for lists that are not there would be a typo whose rows silently go elsewhere.
-void check_list_key_use(const SinkSpec& spec) {
-    if (spec.priority_lists.empty() && spec.list_key != default_list_key)
-        throw config::OptionError({"list key '" + spec.list_key + "' names priority lists, but no priority levels are "
+void check_list_key_use(const RedisQueueKeys& keys) {
+    if (keys.priority_lists.empty() && keys.list_key != default_list_key)
+        throw config::OptionError({"list key '" + keys.list_key + "' names priority lists, but no priority levels are "
                                    "given: add ", OptionId::priority_column, " and ", OptionId::priority, ", or drop ",
                                    OptionId::list_key, " (the ready list is ", OptionId::queue, ")"});
 }
@@ -82,23 +82,23 @@ void expect_type(Connection& connection, const std::string& key, std::string_vie
 
 }  // namespace
 
-PushPlan::PushPlan(const SinkSpec& spec)
-    : layout_(spec.layout),
-      push_command_(spec.push == PushSide::left || spec.layout != QueueLayout::rowpump ? "LPUSH" : "RPUSH"),
-      delayed_key_(spec.layout == QueueLayout::sidekiq ? sidekiq_schedule_set : redis::delayed_key(spec.delayed_key, spec.queue)),
-      queue_(spec.queue),
-      delay_score_(spec.delay_score),
-      tagged_(spec.layout == QueueLayout::rowpump && spec.delayed_members == DelayedMembers::tagged) {
-    check_priority_lists(spec);
+PushPlan::PushPlan(const RedisQueueKeys& keys)
+    : layout_(keys.layout),
+      push_command_(keys.push == PushSide::left || keys.layout != QueueLayout::rowpump ? "LPUSH" : "RPUSH"),
+      delayed_key_(keys.layout == QueueLayout::sidekiq ? sidekiq_schedule_set : redis::delayed_key(keys.delayed_key, keys.queue)),
+      queue_(keys.queue),
+      delay_score_(keys.delay_score),
+      tagged_(keys.layout == QueueLayout::rowpump && keys.delayed_members == DelayedMembers::tagged) {
+    check_priority_lists(keys);
     if (layout_ != QueueLayout::rowpump) {
         const std::string format(layout_name(layout_));
-        config::check_priority_fits_format(format, !spec.priority_lists.empty());
-        config::check_redis_names_fit_format(spec, format);
+        config::check_priority_fits_format(format, !keys.priority_lists.empty());
+        config::check_redis_names_fit_format(keys.names_given, format);
     }
-    check_list_key_use(spec);
-    if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(spec.queue));
-    else if (spec.priority_lists.empty()) ready_keys_.push_back(ready_list(spec.queue));
-    for (const std::string& name : spec.priority_lists) ready_keys_.push_back(list_key(spec.list_key, spec.queue, name));
+    check_list_key_use(keys);
+    if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(keys.queue));
+    else if (keys.priority_lists.empty()) ready_keys_.push_back(ready_list(keys.queue));
+    for (const std::string& name : keys.priority_lists) ready_keys_.push_back(list_key(keys.list_key, keys.queue, name));
     check_distinct(ready_keys_, delayed_key_);
 }
 

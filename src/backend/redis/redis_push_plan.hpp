@@ -1,11 +1,11 @@
 #pragma once
 // How a batch of messages becomes Redis commands, in message order: each run of consecutive messages
 // bound for the same key is one variadic RPUSH/LPUSH (a ready list) or ZADD (the delayed set, scored by
-// due time in Unix ms, or s with SinkSpec::delay_score), of at most ~1000 values. Delayed messages go in
+// due time in Unix ms, or s with RedisQueueKeys::delay_score), of at most ~1000 values. Delayed messages go in
 // as tagged members (queue/redis_delayed_member.hpp), so identical payloads stay separate tasks, unless
-// SinkSpec::delayed_members asks for bare payloads. The plain sink pipelines these
+// RedisQueueKeys::delayed_members asks for bare payloads. The plain sink pipelines these
 // commands; the exactly-once job writer wraps them in a MULTI with the range's checkpoint.
-// The sidekiq and celery layouts (SinkSpec::layout) name the keys as those frameworks do: Sidekiq's
+// The sidekiq and celery layouts (RedisQueueKeys::layout) name the keys as those frameworks do: Sidekiq's
 // delayed jobs are bare members of `schedule` (each holds its own jid) scored in float seconds, and every
 // batch with ready jobs first adds the queue to the set `queues`; Celery has no delayed set.
 #include <span>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backend/redis/redis_delayed_member.hpp"
-#include "rowpump/sink.hpp"
+#include "backend/redis/redis_target.hpp"
 
 namespace rowpump::redis {
 
@@ -25,7 +25,7 @@ class PushPlan {
 public:
     // Throws UsageError for priority lists that are unnamed or named twice, and for key templates that are
     // malformed, name one key twice, or name priority lists where there are none.
-    explicit PushPlan(const SinkSpec& spec);
+    explicit PushPlan(const RedisQueueKeys& keys);
 
     // Throws UsageError when a key of the queue already holds another type: pushing would fail with
     // WRONGTYPE mid-run or, worse, mix our tasks into someone else's data.

@@ -21,10 +21,10 @@ class RedisSink final : public Sink {
 public:
     // The options' read and write timeouts bound every wait on the socket: a server that stops answering
     // (but keeps the socket open) is retried like a lost connection, within the retry budget.
-    RedisSink(const SinkSpec& spec, RedisOptions options)
-        : writer_(spec),
-          wait_(spec),
-          connection_(redis::Connection::connect_at_start(std::move(options))),
+    explicit RedisSink(RedisTarget target)
+        : writer_(target.keys),
+          wait_(target.wait),
+          connection_(redis::Connection::connect_at_start(std::move(target.connection))),
           delayed_writer_(redis::random_delayed_writer()) {
         connection_.retrying([this] { writer_.plan().check_key_types(connection_); });
     }
@@ -68,7 +68,7 @@ public:
 private:
     // First: a bad priority list is refused before connecting.
     redis::PageWriter writer_;
-    SinkSpec wait_;  // its redis_wait_* (--redis-wait)
+    RedisReplicaWait wait_;
     redis::Connection connection_;
     // Tags of delayed messages: a random writer keeps the sinks of every worker and process apart; the
     // sequence counts this sink's messages.
@@ -78,8 +78,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options) {
-    return std::make_unique<RedisSink>(spec, std::move(options));
+std::unique_ptr<Sink> make_redis_sink(RedisTarget target) {
+    return std::make_unique<RedisSink>(std::move(target));
 }
 
 }  // namespace rowpump

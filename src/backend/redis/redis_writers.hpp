@@ -1,14 +1,14 @@
 #pragma once
-// What the Redis backend opens for a sink spec; both connect with the spec's timeouts and stop flag.
+// What the Redis backend opens for a target; both connect with its options (the spec's timeouts, retry
+// budget and stop flag).
 #include <memory>
 
 #include "checkpoint/job_store.hpp"
-#include "rowpump/options.hpp"
-#include "rowpump/sink.hpp"
+#include "backend/redis/redis_target.hpp"
 
 namespace rowpump {
 
-std::unique_ptr<Sink> make_redis_sink(const SinkSpec& spec, RedisOptions options);
-std::unique_ptr<JobStore> open_redis_job_store(const SinkSpec& sink, const JobDefinition& definition);
+std::unique_ptr<Sink> make_redis_sink(RedisTarget target);
+std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition);
 
 }  // namespace rowpump

@@ -17,13 +17,10 @@ namespace rowpump {
 
 namespace {
 
-// The Redis backend's store for the node that owns `slot` now, with the spec's timeouts and stop flag.
-std::unique_ptr<JobStore> open_on_owner(redis::ClusterClient& client, std::uint16_t slot, const SinkSpec& spec,
+// The Redis backend's store for the node that owns `slot` now, with the seeds' timeouts and stop flag.
+std::unique_ptr<JobStore> open_on_owner(redis::ClusterClient& client, std::uint16_t slot, const ClusterTarget& target,
                                         const JobDefinition& definition) {
-    SinkSpec node = spec;
-    node.redis_target = client.owner_options(slot);
-    node.uri = node.redis_target->redacted();
-    return open_redis_job_store(node, definition);
+    return open_redis_job_store(target.on_node(client.owner_options(slot)), definition);
 }
 
 // Calls `action` within the cluster's retry budget; a redirection reopens what it ran on (`reopen`) on
@@ -44,8 +41,8 @@ auto following(redis::ClusterClient& client, std::uint16_t slot, Action&& action
 
 class ClusterJobLedger final : public JobLedger {
 public:
-    ClusterJobLedger(const SinkSpec& spec, const JobDefinition& definition, std::uint16_t slot)
-        : spec_(spec), definition_(definition), slot_(slot), client_(sink_cluster_options(spec)) {
+    ClusterJobLedger(const ClusterTarget& target, const JobDefinition& definition, std::uint16_t slot)
+        : target_(target), definition_(definition), slot_(slot), client_(target.cluster) {
         client_.retrying([this] { reopen(); });
     }
 
@@ -83,11 +80,11 @@ private:
 
     void reopen() {
         ledger_.reset();
-        store_ = open_on_owner(client_, slot_, spec_, definition_);
+        store_ = open_on_owner(client_, slot_, target_, definition_);
         ledger_ = store_->open_ledger();
     }
 
-    SinkSpec spec_;
+    ClusterTarget target_;
     JobDefinition definition_;
     std::uint16_t slot_;
     redis::ClusterClient client_;
@@ -97,28 +94,28 @@ private:
 
 class ClusterJobStore final : public JobStore {
 public:
-    ClusterJobStore(const SinkSpec& spec, const JobDefinition& definition, std::uint16_t slot)
-        : spec_(spec),
+    ClusterJobStore(const ClusterTarget& target, const JobDefinition& definition, std::uint16_t slot)
+        : target_(target),
           definition_(definition),
           slot_(slot),
-          client_(redis::ClusterClient::connect_at_start(sink_cluster_options(spec))),
-          store_(open_on_owner(client_, slot_, spec_, definition_)) {}
+          client_(redis::ClusterClient::connect_at_start(target_.cluster)),
+          store_(open_on_owner(client_, slot_, target_, definition_)) {}
 
     JobState state() override { return run([&] { return store_->state(); }); }
     JobState create(const std::vector<Partition>& partitions) override {
         return run([&] { return store_->create(partitions); });
     }
     std::unique_ptr<JobLedger> open_ledger() override {
-        return std::make_unique<ClusterJobLedger>(spec_, definition_, slot_);
+        return std::make_unique<ClusterJobLedger>(target_, definition_, slot_);
     }
 
 private:
     template <class Action>
     auto run(Action&& action) -> decltype(action()) {
-        return following(client_, slot_, action, [this] { store_ = open_on_owner(client_, slot_, spec_, definition_); });
+        return following(client_, slot_, action, [this] { store_ = open_on_owner(client_, slot_, target_, definition_); });
     }
 
-    SinkSpec spec_;
+    ClusterTarget target_;
     JobDefinition definition_;
     std::uint16_t slot_;
     redis::ClusterClient client_;
@@ -127,13 +124,13 @@ private:
 
 }  // namespace
 
-std::unique_ptr<JobStore> open_cluster_job_store(const SinkSpec& spec, const JobDefinition& definition) {
-    if (spec.queue.empty()) throw UsageError("a redis-cluster sink needs --queue NAME");
-    const redis::PushPlan plan(spec);
-    const std::uint16_t slot = redis::queue_slot(spec, plan);
+std::unique_ptr<JobStore> open_cluster_job_store(const ClusterTarget& target, const JobDefinition& definition) {
+    if (target.keys.queue.empty()) throw UsageError("a redis-cluster sink needs --queue NAME");
+    const redis::PushPlan plan(target.keys);
+    const std::uint16_t slot = redis::queue_slot(target.keys, plan);
     JobDefinition tagged = definition;
-    tagged.state_prefix = redis::cluster_state_prefix(definition.state_prefix, spec.queue, slot);
-    return std::make_unique<ClusterJobStore>(spec, tagged, slot);
+    tagged.state_prefix = redis::cluster_state_prefix(definition.state_prefix, target.keys.queue, slot);
+    return std::make_unique<ClusterJobStore>(target, tagged, slot);
 }
 
 }  // namespace rowpump

@@ -41,13 +41,13 @@ std::uint16_t consumer_queue_slot(const std::string& queue, const std::vector<st
     return one_slot(queue, all);
 }
 
-std::uint16_t queue_slot(const SinkSpec& spec, const PushPlan& plan) {
+std::uint16_t queue_slot(const RedisQueueKeys& queue, const PushPlan& plan) {
     std::vector<std::string> keys = plan.ready_keys();
     keys.push_back(plan.delayed_key());
-    if (spec.layout == QueueLayout::sidekiq) keys.push_back(sidekiq_queues_set);
+    if (queue.layout == QueueLayout::sidekiq) keys.push_back(sidekiq_queues_set);
     // Sidekiq's and Celery's lists are not named by the queue alone: their first key leads.
-    if (spec.layout != QueueLayout::rowpump) return one_slot(spec.queue, keys);
-    return consumer_queue_slot(spec.queue, keys);
+    if (queue.layout != QueueLayout::rowpump) return one_slot(queue.queue, keys);
+    return consumer_queue_slot(queue.queue, keys);
 }
 
 std::string cluster_state_prefix(const std::string& prefix, const std::string& queue, std::uint16_t slot) {

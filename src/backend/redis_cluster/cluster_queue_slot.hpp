@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/sink.hpp"
+#include "backend/redis/redis_target.hpp"
 
 namespace rowpump::redis {
 
@@ -16,7 +16,7 @@ class PushPlan;
 
 // The slot of every key `plan` writes and the consumers of its queue use. Throws UsageError, in one line
 // that names two keys in different slots and what to change, when they are not all in one slot.
-std::uint16_t queue_slot(const SinkSpec& spec, const PushPlan& plan);
+std::uint16_t queue_slot(const RedisQueueKeys& keys, const PushPlan& plan);
 // The same for a consumer's keys: the ready lists (priority lists first), delayed set, processing list,
 // dead list, attempts hash and consumers set of `queue`.
 std::uint16_t consumer_queue_slot(const std::string& queue, const std::vector<std::string>& keys);

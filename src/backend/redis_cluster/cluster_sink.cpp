@@ -15,10 +15,10 @@ namespace {
 
 class ClusterSink final : public Sink {
 public:
-    explicit ClusterSink(const SinkSpec& spec)
-        : plan_(spec),
-          slot_(redis::queue_slot(spec, plan_)),
-          client_(redis::ClusterClient::connect_at_start(sink_cluster_options(spec))),
+    explicit ClusterSink(const ClusterTarget& target)
+        : plan_(target.keys),
+          slot_(redis::queue_slot(target.keys, plan_)),
+          client_(redis::ClusterClient::connect_at_start(target.cluster)),
           delayed_writer_(redis::random_delayed_writer()) {
         client_.retrying([this] {
             client_.on_owner(slot_, [this](redis::Connection& connection) { plan_.check_key_types(connection); });
@@ -73,15 +73,6 @@ private:
 
 }  // namespace
 
-redis::ClusterOptions sink_cluster_options(const SinkSpec& spec) {
-    redis::ClusterOptions options = redis::ClusterOptions::from_url(spec.uri);
-    for (RedisOptions& seed : options.seeds) {
-        static_cast<ServerTimeouts&>(seed) = spec.timeouts;
-        seed.stop = spec.stop;
-    }
-    return options;
-}
-
-std::unique_ptr<Sink> make_cluster_sink(const SinkSpec& spec) { return std::make_unique<ClusterSink>(spec); }
+std::unique_ptr<Sink> make_cluster_sink(ClusterTarget target) { return std::make_unique<ClusterSink>(target); }
 
 }  // namespace rowpump

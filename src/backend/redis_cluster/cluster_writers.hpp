@@ -1,17 +1,14 @@
 #pragma once
-// What the Redis Cluster backend opens for a sink spec, and the cluster options it connects with: the
-// URL's nodes with the spec's timeouts, retry budget and stop flag.
+// What the Redis Cluster backend opens for a target (cluster_target.hpp).
 #include <memory>
 
 #include "checkpoint/job_store.hpp"
-#include "redis/cluster_options.hpp"
-#include "rowpump/sink.hpp"
+#include "backend/redis_cluster/cluster_target.hpp"
 
 namespace rowpump {
 
-redis::ClusterOptions sink_cluster_options(const SinkSpec& spec);
-std::unique_ptr<Sink> make_cluster_sink(const SinkSpec& spec);
+std::unique_ptr<Sink> make_cluster_sink(ClusterTarget target);
 // `definition` with its state prefix as cluster_state_prefix() chose it.
-std::unique_ptr<JobStore> open_cluster_job_store(const SinkSpec& spec, const JobDefinition& definition);
+std::unique_ptr<JobStore> open_cluster_job_store(const ClusterTarget& target, const JobDefinition& definition);
 
 }  // namespace rowpump

@@ -49,21 +49,22 @@ public:
                    .queue_meaning =
                        "the Redis list name with a hash tag, e.g. '{orders}', also the prefix of its other keys"}) {}
 
-    void parse_target(const SinkSpec& spec) const override { redis::ClusterOptions::from_url(spec.uri); }
+    void parse_target(const SinkSpec& spec) const override { cluster_target(spec); }
 
-    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override { return make_cluster_sink(spec); }
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override { return make_cluster_sink(cluster_target(spec)); }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
-        const redis::PushPlan plan(spec);
-        const std::uint16_t slot = redis::queue_slot(spec, plan);
+        const RedisQueueKeys keys = redis_queue_keys(spec);
+        const redis::PushPlan plan(keys);
+        const std::uint16_t slot = redis::queue_slot(keys, plan);
         if (!state_prefix) return;
         redis::check_state_prefix(*state_prefix);
-        redis::cluster_state_prefix(*state_prefix, spec.queue, slot);
+        redis::cluster_state_prefix(*state_prefix, keys.queue, slot);
     }
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
-        return open_cluster_job_store(spec, definition);
+        return open_cluster_job_store(cluster_target(spec), definition);
     }
 
     // The typed connection is the first seed's (its login and timeouts); the URL keeps naming the cluster.
