@@ -126,31 +126,15 @@ cleanup() {
   rm -rf "$private_dir"
   exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+clean_up_on_exit cleanup
 
 # rounds ITEM RUNNER NAME...: once InnoDB has settled (settle_innodb), a warm-up run of each NAME (not counted),
 # then $runs rounds of RUNNER NAME, the order rotating each round.
 rounds() {
-  local item="$1" runner="$2" round i name line
-  shift 2
-  local names=("$@")
   settle_innodb
-  log "$item: warm-up run of $*"
-  for name in "${names[@]}"; do "$runner" "$name"; rm -f "$private_dir/$name.times"; done
-  for ((round = 0; round < runs; ++round)); do
-    line="$item round $((round + 1)):"
-    for ((i = 0; i < ${#names[@]}; ++i)); do
-      name="${names[(round + i) % ${#names[@]}]}"
-      "$runner" "$name"
-      line+=" $name $(last_run "$name");"
-    done
-    log "${line%;}"
-  done
+  rotating_rounds "$1" "$2" "$2" "${@:3}"
 }
 
-fail() { log "$*"; exit 1; }
 expect_list() {
   local length
   length="$(redis LLEN "$redis_key")"

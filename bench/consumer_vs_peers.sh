@@ -47,12 +47,9 @@ require_rowpump "$rowpump_bin"
 require_tools mariadb redis-cli php /usr/bin/python3 sidekiq celery
 
 refuse_when_loaded "$cores"
-make_private_dir rp_bench_consume
-mysql_connection default-character-set=utf8mb4
-redis_connection
-redis_db="$queue_db"
-queue_url="redis://${redis_user:+$redis_user@}$redis_host:$redis_port/$queue_db"
-rowpump_password_files
+connect_servers rp_bench_consume default-character-set=utf8mb4
+use_redis_db "$queue_db"
+queue_url="$redis_db_url"
 measure_setup
 
 cleanup() {
@@ -63,10 +60,7 @@ cleanup() {
   rm -rf "$private_dir"
   exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fail() { log "$*"; exit 1; }
+clean_up_on_exit cleanup
 
 sbtest_table "$tasks"
 log "$tasks tasks from $db_name.$table, queue $queue in $queue_url; load $load_before on $cores cores; $runs rounds"
@@ -130,20 +124,11 @@ run() {
   drain "$1" "$1" "$(count_of "$1")"
 }
 start_up() { fill "$1" 1; drain "$1" "$1.start" 1; }
+# A counted round runs each worker on the full queue, then alone on one task (its start-up).
+run_and_start_up() { run "$1"; start_up "$1"; }
 
 names=(php python sidekiq celery celery_prefork mysql exec)
-log "warm-up run of ${names[*]}"
-for name in "${names[@]}"; do run "$name"; rm -f "$private_dir/$name.times"; done
-for ((round = 0; round < runs; ++round)); do
-  line="round $((round + 1)):"
-  for ((i = 0; i < ${#names[@]}; ++i)); do
-    name="${names[(round + i) % ${#names[@]}]}"
-    run "$name"
-    start_up "$name"
-    line+=" $name $(last_run "$name");"
-  done
-  log "${line%;}"
-done
+rotating_rounds "" run run_and_start_up "${names[@]}"
 if ((rss_tasks > 0)); then
   log "RSS: php draining $rss_tasks tasks of sbtest1"
   fill php "$rss_tasks" sbtest1

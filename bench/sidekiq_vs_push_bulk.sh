@@ -41,12 +41,9 @@ ruby -e 'require "mysql2"; require "sidekiq"' 2>/dev/null ||
   { log "ruby needs the sidekiq and mysql2 gems (Debian: ruby-sidekiq, ruby-mysql2; scripts/setup.sh --bench)"; exit 2; }
 
 refuse_when_loaded "$cores"
-make_private_dir rp_bench_sidekiq
-mysql_connection default-character-set=utf8mb4
-redis_connection
-redis_db="$sidekiq_db"
-sidekiq_sink="redis://${redis_user:+$redis_user@}$redis_host:$redis_port/$sidekiq_db"
-rowpump_password_files
+connect_servers rp_bench_sidekiq default-character-set=utf8mb4
+use_redis_db "$sidekiq_db"
+sidekiq_sink="$redis_db_url"
 measure_setup
 export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$sidekiq_sink"
 [[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
@@ -61,10 +58,7 @@ cleanup() {
   rm -rf "$private_dir"
   exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fail() { log "$*"; exit 1; }
+clean_up_on_exit cleanup
 
 ((small_rows == 0)) || created_small=1
 sbtest_table "$small_rows"
@@ -92,17 +86,7 @@ run() {
 }
 
 names=(rowpump push_bulk)
-log "warm-up run of ${names[*]}"
-for name in "${names[@]}"; do run "$name"; rm -f "$private_dir/$name.times"; done
-for ((round = 0; round < runs; ++round)); do
-  line="round $((round + 1)):"
-  for ((i = 0; i < ${#names[@]}; ++i)); do
-    name="${names[(round + i) % ${#names[@]}]}"
-    run "$name"
-    line+=" $name $(last_run "$name");"
-  done
-  log "${line%;}"
-done
+rotating_rounds "" run run "${names[@]}"
 uptime_after="$(uptime_line)"
 
 median_of() { column_median "$1" "$2"; }

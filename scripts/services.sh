@@ -320,24 +320,8 @@ tls_socket="$(socket_path "$tls_dir" tls)"
 tls_mariadb_pid() { live_pid "$tls_pidfile" mariadbd || live_pid "$tls_pidfile" mysqld; }
 
 tls_make_certificates() {
-  [[ -s "$tls_certs/server-cert.pem" ]] && return 0
-  local openssl
-  openssl="$(find_binary openssl)"
-  rm -rf -- "$tls_certs"
-  mkdir -p "$tls_certs"
-  log "making a test CA and server certificate in $tls_certs"
-  (
-    cd "$tls_certs"
-    "$openssl" req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=rowpump test CA" \
-      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-      -keyout ca-key.pem -out ca.pem
-    "$openssl" req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout server-key.pem -out server.csr
-    printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "basicConstraints=CA:FALSE" \
-      "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >server.ext
-    "$openssl" x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
-      -extfile server.ext -out server-cert.pem
-    chmod 600 ca-key.pem server-key.pem
-  ) >"$tls_dir/certs.log" 2>&1 || { show_log_tail "$tls_dir/certs.log"; rm -rf -- "$tls_certs"; die "openssl failed"; }
+  make_test_certificates "$tls_certs" server-cert.pem "making a test CA and server certificate in $tls_certs" \
+    "rowpump test CA" 127.0.0.1 "IP:127.0.0.1,DNS:localhost"
 }
 
 start_tls_mariadb() {
@@ -407,7 +391,9 @@ status() {
   (( running == 2 )) || return 3
 }
 
-# The TLS Redis, the Sentinel setup and the Redis Cluster, each in a file of its own.
+# The test certificates; the TLS Redis, the Sentinel setup and the Redis Cluster, each in a file of its own.
+# shellcheck source=services/test_certificates.sh
+source "$root/scripts/services/test_certificates.sh"
 # shellcheck source=services/redis_tls.sh
 source "$root/scripts/services/redis_tls.sh"
 # shellcheck source=services/redis_sentinel.sh

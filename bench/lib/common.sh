@@ -208,6 +208,34 @@ rowpump_password_files() {
   fi
 }
 
+# connect_servers PREFIX [MYSQL_OPTION_LINE...]: the private dir (make_private_dir PREFIX), both servers'
+# connections (mysql_connection with the option lines, redis_connection) and rowpump's password files.
+connect_servers() {
+  make_private_dir "$1"
+  mysql_connection "${@:2}"
+  redis_connection
+  rowpump_password_files
+}
+
+# use_redis_db DB: later `redis` calls go to Redis database DB instead of the URL's, and redis_db_url is
+# rowpump's URL of it (no password: rowpump_password_files passes that). Sidekiq's and Celery's fixed key
+# names (such as `queues`) so stay out of the queue's own database.
+use_redis_db() {
+  redis_db="$1"
+  redis_db_url="redis://${redis_user:+$redis_user@}$redis_host:$redis_port/$1"
+}
+
+# clean_up_on_exit FUNCTION: FUNCTION runs at exit, also after SIGINT (exit 130) or SIGTERM (exit 143). It
+# starts with `trap - EXIT` and ends with `exit "$status"` (status=$? first).
+clean_up_on_exit() {
+  # shellcheck disable=SC2064  # the function's name is meant to expand now
+  trap "$1" EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+fail() { log "$*"; exit 1; }
+
 # service_pid mariadb|redis: the pid of scripts/services.sh's server (pid file under ROWPUMP_STATE_DIR,
 # default .state), or nothing when it is not known or not running.
 service_pid() {

@@ -51,6 +51,27 @@ measure() {
       >>"$private_dir/$name.times"
 }
 
+# rotating_rounds LABEL WARM_UP RUNNER NAME...: a warm-up run of each NAME (WARM_UP NAME; not counted: its
+# times are dropped), then $runs rounds of RUNNER NAME, the order rotating each round, a log line a round with
+# each NAME's last_run. A LABEL that is not empty starts those log lines.
+rotating_rounds() {
+  local label="$1" warm_up="$2" runner="$3" round i name line
+  shift 3
+  local names=("$@")
+  log "${label:+$label: }warm-up run of $*"
+  for name in "${names[@]}"; do "$warm_up" "$name"; rm -f "$private_dir/$name.times"; done
+  # shellcheck disable=SC2154  # runs: the sourcing script's BENCH_RUNS
+  for ((round = 0; round < runs; ++round)); do
+    line="${label:+$label }round $((round + 1)):"
+    for ((i = 0; i < ${#names[@]}; ++i)); do
+      name="${names[(round + i) % ${#names[@]}]}"
+      "$runner" "$name"
+      line+=" $name $(last_run "$name");"
+    done
+    log "${line%;}"
+  done
+}
+
 # last_wall NAME: the wall time of NAME's latest run.
 last_wall() { tail -n1 "$private_dir/$1.times" | cut -d' ' -f1; }
 # last_run NAME: NAME's latest run for a progress line: its wall and the CPU of each process, so that the

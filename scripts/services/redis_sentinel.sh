@@ -21,6 +21,17 @@ sentinel_members() {
   for i in 0 1 2; do echo "sentinel-$((sentinel_first_port + i)):$((sentinel_first_port + i))"; done
 }
 
+# The lines every member's config starts with: where it listens, and its files.
+sentinel_member_config() {
+  local name="$1" port="$2"
+  echo "bind 127.0.0.1"
+  echo "port $port"
+  echo "daemonize yes"
+  echo "pidfile $sentinel_dir/$name.pid"
+  echo "logfile $sentinel_dir/$name.log"
+  echo "dir $sentinel_dir"
+}
+
 sentinel_write_configs() {
   [[ -e "$sentinel_dir/configured" ]] && return 0
   mkdir -p "$sentinel_dir"
@@ -28,12 +39,7 @@ sentinel_write_configs() {
   for port in "$sentinel_master_port" "$sentinel_replica_port"; do
     name="server-$port"
     {
-      echo "bind 127.0.0.1"
-      echo "port $port"
-      echo "daemonize yes"
-      echo "pidfile $sentinel_dir/$name.pid"
-      echo "logfile $sentinel_dir/$name.log"
-      echo "dir $sentinel_dir"
+      sentinel_member_config "$name" "$port"
       echo "dbfilename $name.rdb"
       echo 'save ""'
       echo "appendonly no"
@@ -45,12 +51,7 @@ sentinel_write_configs() {
     port=$((sentinel_first_port + i))
     name="sentinel-$port"
     {
-      echo "bind 127.0.0.1"
-      echo "port $port"
-      echo "daemonize yes"
-      echo "pidfile $sentinel_dir/$name.pid"
-      echo "logfile $sentinel_dir/$name.log"
-      echo "dir $sentinel_dir"
+      sentinel_member_config "$name" "$port"
       echo "sentinel monitor $sentinel_master_name 127.0.0.1 $sentinel_master_port 2"
       echo "sentinel down-after-milliseconds $sentinel_master_name 1000"
       echo "sentinel failover-timeout $sentinel_master_name 4000"

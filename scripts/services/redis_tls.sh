@@ -18,31 +18,20 @@ redis_tls_socket="$redis_tls_dir/redis.sock"
 
 redis_tls_pid() { live_pid "$redis_tls_pidfile" redis-server; }
 
+# The client certificate, from the same CA (make_test_certificates' EXTRA, in the certificates' folder).
+redis_tls_client_certificate() {
+  local openssl="$1"
+  "$openssl" req -newkey rsa:2048 -nodes -subj "/CN=rowpump test client" -keyout client-key.pem -out client.csr
+  printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature" \
+    "extendedKeyUsage=clientAuth" >client.ext
+  "$openssl" x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
+    -extfile client.ext -out client-cert.pem
+}
+
 redis_tls_make_certificates() {
-  [[ -s "$redis_tls_certs/client-cert.pem" ]] && return 0
-  local openssl
-  openssl="$(find_binary openssl)"
-  rm -rf -- "$redis_tls_certs"
-  mkdir -p "$redis_tls_certs"
-  log "making a test CA, server and client certificates in $redis_tls_certs"
-  (
-    cd "$redis_tls_certs"
-    "$openssl" req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=rowpump Redis test CA" \
-      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-      -keyout ca-key.pem -out ca.pem
-    "$openssl" req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server-key.pem -out server.csr
-    printf '%s\n' "subjectAltName=DNS:localhost" "basicConstraints=CA:FALSE" \
-      "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >server.ext
-    "$openssl" x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
-      -extfile server.ext -out server-cert.pem
-    "$openssl" req -newkey rsa:2048 -nodes -subj "/CN=rowpump test client" -keyout client-key.pem -out client.csr
-    printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature" \
-      "extendedKeyUsage=clientAuth" >client.ext
-    "$openssl" x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
-      -extfile client.ext -out client-cert.pem
-    chmod 600 ca-key.pem server-key.pem client-key.pem
-  ) >"$redis_tls_dir/certs.log" 2>&1 ||
-    { show_log_tail "$redis_tls_dir/certs.log"; rm -rf -- "$redis_tls_certs"; die "openssl failed"; }
+  make_test_certificates "$redis_tls_certs" client-cert.pem \
+    "making a test CA, server and client certificates in $redis_tls_certs" \
+    "rowpump Redis test CA" localhost "DNS:localhost" redis_tls_client_certificate
 }
 
 redis_tls_ping() {

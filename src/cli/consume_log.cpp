@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "cli/task_metric.hpp"
 #include "fnv1a.hpp"
 #include "metrics/interval_line.hpp"
 #include "log.hpp"
@@ -27,16 +28,6 @@ nanoseconds latency_of(const TaskContext& task) {
     if (last_call.first == nullptr || at < first) return nanoseconds(-1);
     const std::size_t index = (at - first) / sizeof(TaskContext);
     return index < last_call.count ? last_call.latencies[index] : nanoseconds(-1);
-}
-
-metrics::TaskOutcome metric(TaskOutcome outcome) {
-    switch (outcome) {
-        case TaskOutcome::done: return metrics::TaskOutcome::processed;
-        case TaskOutcome::retried: return metrics::TaskOutcome::retried;
-        case TaskOutcome::dead: return metrics::TaskOutcome::dead;
-        case TaskOutcome::stale: break;
-    }
-    return metrics::TaskOutcome::stale;
 }
 
 const char* outcome_name(TaskOutcome outcome) {
@@ -86,7 +77,7 @@ void ConsumeLog::handled(const TaskContext* tasks, std::size_t count, Clock::tim
 
 void ConsumeLog::concluded(const TaskContext& task, TaskOutcome outcome) {
     const nanoseconds latency = latency_of(task);
-    stats_.record(metric(outcome), latency);
+    stats_.record(metric_outcome(outcome), latency);
     if (!log().should_log(spdlog::level::debug)) return;
     if (latency.count() >= 0)
         log().debug("queue {}: {}, attempt {}: {} in {}", queue_, task_name(task), task.attempt, outcome_name(outcome),

@@ -14,6 +14,7 @@
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
+#include "cli/task_metric.hpp"
 #include "cli/reload_signal.hpp"
 #include "config/option_error.hpp"
 #include "handler/exec_handlers.hpp"
@@ -44,16 +45,6 @@ auto measured(metrics::ConsumerMetrics& counters, std::size_t tasks, Call&& call
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     for (std::size_t i = 0; i < tasks; ++i) counters.took(seconds / static_cast<double>(tasks));
     return result;
-}
-
-metrics::TaskOutcome metric(TaskOutcome outcome) {
-    switch (outcome) {
-        case TaskOutcome::done: return metrics::TaskOutcome::processed;
-        case TaskOutcome::retried: return metrics::TaskOutcome::retried;
-        case TaskOutcome::dead: return metrics::TaskOutcome::dead;
-        case TaskOutcome::stale: break;
-    }
-    return metrics::TaskOutcome::stale;
 }
 
 bool exits_dead(const QueueOptions& options, const ConsumerReport& report) {
@@ -105,7 +96,7 @@ int run_queue_consume(const QueueOptions& options) {
     // --log-interval's lines, and -v's per task; they end before the run's last lines.
     ConsumeLog pace(options.queue, flag_milliseconds(options.log_interval_seconds, config::OptionId::log_interval), counters);
     consumer.on_outcome = [&counters, &pace](const TaskContext& task, TaskOutcome outcome) {
-        counters.count(metric(outcome));
+        counters.count(metric_outcome(outcome));
         pace.concluded(task, outcome);
     };
     consumer.on_finished = [&options, &pace](const ConsumerReport& report) {

@@ -90,12 +90,10 @@ TEST_F(ThrottleTest, NoCapFreesThePageWaitingAtTheSlowestRate) {
 }
 
 TEST_F(ThrottleTest, MetricsPassPromtoolCheckMetrics) {
-    const auto table = numbered_table(1000);
-    std::ofstream(pause_file_) << "";
-    CliProcess run(file_backfill(table, 500, {"--pause-file", pause_file_}));
+    const auto held = held_backfill(numbered_table(1000));
+    ASSERT_TRUE(held);
+    CliProcess& run = *held;
     const int port = endpoint_port(run);
-    ASSERT_GT(port, 0);
-    wait_until_held(port, "paused", 2);
     const HttpAnswer metrics = http_request(port, "GET", "/metrics");
     ASSERT_EQ(metrics.status, 200);
     for (const char* family : {"rowpump_rows_read_total", "rowpump_rows_written_total", "rowpump_pages_read_total",

@@ -8,20 +8,17 @@
 
 #include "rowpump/log.hpp"
 #include "rowpump/table.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
 // Paging it by `grp`, which is not unique, logs at info that the primary key breaks ties.
 TableInfo orders() {
-    TableInfo table;
-    table.schema = "db";
-    table.name = "orders";
-    table.columns = {{"id", "int(11)", ColumnKind::signed_integer, false, 0, 0},
-                     {"grp", "int(11)", ColumnKind::signed_integer, false, 0, 0}};
-    table.primary_key = {"id"};
-    table.indexes = {{"PRIMARY", true, {"id"}}};
-    return table;
+    return test::table_info("orders",
+                            {{"id", "int(11)", ColumnKind::signed_integer, false, 0, 0},
+                             {"grp", "int(11)", ColumnKind::signed_integer, false, 0, 0}},
+                            {"id"}, {{"PRIMARY", true, {"id"}}});
 }
 
 void log_an_info_line() { choose_paging_key(orders(), {"grp"}); }

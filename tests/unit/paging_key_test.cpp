@@ -2,22 +2,20 @@
 #include <gtest/gtest.h>
 
 #include "rowpump/table.hpp"
+#include "test_columns.hpp"
 
 namespace rowpump {
 namespace {
 
 TableInfo dept_emp() {
-    TableInfo table;
-    table.schema = "db";
-    table.name = "dept_emp";
-    table.columns = {{"emp_no", "int(11)", ColumnKind::signed_integer, false, 0, 0},
-                     {"dept_no", "char(4)", ColumnKind::text, false, 0, 0},
-                     {"from_date", "date", ColumnKind::date, false, 0, 0},
-                     {"note", "varchar(20)", ColumnKind::text, false, 0, 0}};
-    table.primary_key = {"emp_no", "dept_no"};
-    table.indexes = {{"PRIMARY", true, {"emp_no", "dept_no"}}, {"dept_no", false, {"dept_no"}},
-                     {"by_date", false, {"from_date", "dept_no"}}};
-    return table;
+    return test::table_info("dept_emp",
+                            {{"emp_no", "int(11)", ColumnKind::signed_integer, false, 0, 0},
+                             {"dept_no", "char(4)", ColumnKind::text, false, 0, 0},
+                             {"from_date", "date", ColumnKind::date, false, 0, 0},
+                             {"note", "varchar(20)", ColumnKind::text, false, 0, 0}},
+                            {"emp_no", "dept_no"},
+                            {{"PRIMARY", true, {"emp_no", "dept_no"}}, {"dept_no", false, {"dept_no"}},
+                             {"by_date", false, {"from_date", "dept_no"}}});
 }
 
 TEST(PagingKeyIndex, ThePrimaryKeyIsPagedThroughPrimary) {

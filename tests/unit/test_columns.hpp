@@ -1,8 +1,9 @@
 #pragma once
-// A column as introspection would describe it, and a page of one row, for tests that build plans and
-// encoders by hand.
+// A column as introspection would describe it, a table of schema `db` as describe_table would, and a page
+// of one row, for tests that build plans, paging keys and encoders by hand.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/page.hpp"
@@ -12,6 +13,18 @@ namespace rowpump::test {
 
 inline Column column(const std::string& name, ColumnKind kind, bool nullable = false) {
     return Column{name, "", kind, nullable, 0, 0};
+}
+
+// Table `db`.`name`; the primary key's index, when there is one, belongs in `indexes` as "PRIMARY".
+inline TableInfo table_info(std::string name, std::vector<Column> columns, std::vector<std::string> primary_key,
+                            std::vector<Index> indexes) {
+    TableInfo table;
+    table.schema = "db";
+    table.name = std::move(name);
+    table.columns = std::move(columns);
+    table.primary_key = std::move(primary_key);
+    table.indexes = std::move(indexes);
+    return table;
 }
 
 // One row holding `values` (nullopt for NULL).

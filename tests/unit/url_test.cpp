@@ -55,52 +55,43 @@ void expect_usage_error(const std::string& url, const std::string& mentions) {
 
 // --- MySQL URLs ---------------------------------------------------------------------------------------
 
-TEST_F(UrlTest, MySqlUrlGivesEveryPart) {
-    const auto options = MySqlOptions::from_url("mysql://app:s3cret@db.example.com:3307/shop?connect_timeout=5");
-    EXPECT_EQ(options.user, "app");
-    EXPECT_EQ(options.password, "s3cret");
-    EXPECT_EQ(options.host, "db.example.com");
-    EXPECT_EQ(options.port, 3307u);
-    EXPECT_EQ(options.database, "shop");
-    EXPECT_EQ(options.connect_timeout, std::chrono::seconds(5));
-    EXPECT_TRUE(options.socket.empty());
-}
+// A URL and every part from_url() takes from it (the defaults where it says nothing).
+struct MySqlUrlParts {
+    std::string what;
+    std::string url;
+    std::string user;
+    std::string password;
+    std::string host;
+    unsigned port;
+    std::string database;
+    std::string socket;
+};
 
-TEST_F(UrlTest, MySqlDefaultsAndMariadbScheme) {
-    const auto options = MySqlOptions::from_url("mariadb://app@localhost");
-    EXPECT_EQ(options.host, "localhost");
-    EXPECT_EQ(options.port, 3306u);
-    EXPECT_EQ(options.password, "");
-    EXPECT_EQ(options.database, "");
-}
-
-TEST_F(UrlTest, PercentEscapesAreDecoded) {
-    const auto options = MySqlOptions::from_url("mysql://us%40er:p%3Ass%2Fw%40rd%25@h/my%20db");
-    EXPECT_EQ(options.user, "us@er");
-    EXPECT_EQ(options.password, "p:ss/w@rd%");
-    EXPECT_EQ(options.database, "my db");
-}
-
-TEST_F(UrlTest, UnescapedAtInPasswordEndsAtTheLastAt) {
-    const auto options = MySqlOptions::from_url("mysql://u:p@ss@host:3306/db");
-    EXPECT_EQ(options.password, "p@ss");
-    EXPECT_EQ(options.host, "host");
-}
-
-TEST_F(UrlTest, SocketForm) {
-    const auto options = MySqlOptions::from_url("mysql://u:p@localhost/db?socket=/tmp/x.sock");
-    EXPECT_EQ(options.socket, "/tmp/x.sock");
-    EXPECT_EQ(options.host, "localhost");
-    EXPECT_EQ(options.database, "db");
-    EXPECT_EQ(options.user, "u");
-    EXPECT_EQ(options.password, "p");
-}
-
-TEST_F(UrlTest, Ipv6Host) {
-    const auto options = MySqlOptions::from_url("mysql://u:p@[::1]:3307/db");
-    EXPECT_EQ(options.host, "::1");
-    EXPECT_EQ(options.port, 3307u);
-    EXPECT_EQ(MySqlOptions::from_url("mysql://u@[fe80::1]/db").port, 3306u);
+TEST_F(UrlTest, MySqlUrlsGiveEveryPart) {
+    const std::vector<MySqlUrlParts> cases = {
+        {"every part", "mysql://app:s3cret@db.example.com:3307/shop?connect_timeout=5", "app", "s3cret",
+         "db.example.com", 3307, "shop", ""},
+        {"defaults, mariadb scheme", "mariadb://app@localhost", "app", "", "localhost", 3306, "", ""},
+        {"percent escapes decoded", "mysql://us%40er:p%3Ass%2Fw%40rd%25@h/my%20db", "us@er", "p:ss/w@rd%", "h",
+         3306, "my db", ""},
+        {"an unescaped @ in the password: the host follows the last @", "mysql://u:p@ss@host:3306/db", "u", "p@ss",
+         "host", 3306, "db", ""},
+        {"socket form", "mysql://u:p@localhost/db?socket=/tmp/x.sock", "u", "p", "localhost", 3306, "db",
+         "/tmp/x.sock"},
+        {"IPv6 host", "mysql://u:p@[::1]:3307/db", "u", "p", "::1", 3307, "db", ""},
+        {"IPv6 host, default port", "mysql://u@[fe80::1]/db", "u", "", "fe80::1", 3306, "db", ""},
+    };
+    for (const auto& expected : cases) {
+        SCOPED_TRACE(expected.what + ": " + expected.url);
+        const auto options = MySqlOptions::from_url(expected.url);
+        EXPECT_EQ(options.user, expected.user);
+        EXPECT_EQ(options.password, expected.password);
+        EXPECT_EQ(options.host, expected.host);
+        EXPECT_EQ(options.port, expected.port);
+        EXPECT_EQ(options.database, expected.database);
+        EXPECT_EQ(options.socket, expected.socket);
+    }
+    EXPECT_EQ(MySqlOptions::from_url(cases.front().url).connect_timeout, std::chrono::seconds(5));
 }
 
 TEST_F(UrlTest, MalformedMySqlUrlsAreUsageErrors) {
