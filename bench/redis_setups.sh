@@ -133,9 +133,17 @@ one_run() {
   cli_of "$name" DEL "$queue" >/dev/null
   redis_pid="${pids[$name]}"
   [[ "$name" != wait ]] || calls_before="$(wait_calls "$wait_host" "$wait_port")"
+  local node_pids=() before=() pid i
+  [[ "$name" != cluster ]] || read -r -a node_pids <<<"${pids[cluster]}"
+  for pid in "${node_pids[@]}"; do before+=("$(cpu_ticks "$pid")"); done
   # shellcheck disable=SC2086  # opts: words
   measure "$record" "$rows" "$rowpump_bin" backfill --mysql "$mysql_sink" --table "$table" --page-size "$page_size" \
     --workers "$workers" --sink "${url[$name]}" --queue "$queue" ${opts[$name]:-}
+  # The cluster's Redis CPU node by node (master first), the same counters as measure's sum.
+  for i in "${!node_pids[@]}"; do
+    awk -v t="$(($(cpu_ticks "${node_pids[$i]}") - before[i]))" -v hz="$clock_ticks" 'BEGIN { printf "%.2f ", t / hz }'
+  done >>"$private_dir/$record.nodes"
+  ((${#node_pids[@]} == 0)) || echo >>"$private_dir/$record.nodes"
   if [[ "$name" == wait ]]; then
     calls_after="$(wait_calls "$wait_host" "$wait_port")"
     echo $((calls_after - calls_before)) >>"$private_dir/$record.waits"

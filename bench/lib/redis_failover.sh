@@ -112,7 +112,8 @@ failover_run() {
   ended="$(date +%s.%N)"
   failover_pause="$(awk -v a="$failover_killed" -v b="$failover_first" 'BEGIN { printf "%.2f", b - a }')"
   failover_wall="$(awk -v a="$failover_started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')"
-  failover_summary="$(grep '^rowpump: done' "$private_dir/failover.err" "$private_dir/failover.err2" 2>/dev/null | tail -n1 | sed 's/^[^:]*:rowpump: //')"
+  failover_summary="$(cat "$private_dir/failover.err" "$private_dir/failover.err2" 2>/dev/null | grep '^rowpump: done' | tail -n1 |
+    sed 's/^rowpump: //' || true)"
   length="$(rcli "$failover_new_host" "$failover_new_port" LLEN "$queue")"
   distinct="$(distinct_ids rcli "$failover_new_host" "$failover_new_port" -- "$queue")"
   log "pause $failover_pause s, job $failover_wall s; $length rows, $distinct distinct ids"

@@ -27,6 +27,16 @@ table() {
   done
 }
 
+# node_medians: per node of the queue's slot, "ADDRESS X s (a, b, c)" from $private_dir/cluster.nodes.
+node_medians() {
+  local i out=""
+  for i in "${!slot_nodes[@]}"; do
+    out="${out:+$out; }${slot_nodes[$i]} $(cut -d' ' -f$((i + 1)) "$private_dir/cluster.nodes" | median) s ($(cut -d' ' -f$((i + 1)) \
+      "$private_dir/cluster.nodes" | paste -sd' ' | sed 's/ /, /g'))"
+  done
+  echo "$out"
+}
+
 met() { awk -v v="$1" -v g="$2" 'BEGIN { print (v >= g) ? "met" : "**not met**" }'; }
 diff_of() { awk -v a="$(column_median "$1" "$3")" -v b="$(column_median "$2" "$3")" 'BEGIN { printf "%+.2f", a - b }'; }
 
@@ -47,6 +57,8 @@ report() {
       "the Redis CPU of the cluster is the sum over those nodes; of the single Redis, its one server."
     echo
     table single:"single Redis (\`$redis_sink\`)" cluster:"Redis Cluster (\`$ROWPUMP_REDIS_CLUSTER_URL\`)"
+    echo
+    echo "The cluster's Redis CPU node by node, median (runs): $(node_medians)."
   fi
   if section_on tls; then
     echo
