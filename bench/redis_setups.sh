@@ -24,7 +24,7 @@
 # the single or TLS server; on the cluster the master that owns the queue's slot and its replicas; in the
 # wait section the master and its replica. The results end with a Goals table computed from the medians.
 #
-#   source <(scripts/services.sh env)          # or the servers' env file
+#   eval "$(scripts/services.sh env)"
 #   flock BUILD_LOCK bench/redis_setups.sh               # full size: about 5 minutes
 #   ROWS=50000 BENCH_RUNS=1 bench/redis_setups.sh        # a check
 #
