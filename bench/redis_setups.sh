@@ -18,6 +18,8 @@
 #             and the script waits until the master's replica is in step and every sentinel sees it. Skipped
 #             while a ctest runs (the suite's Sentinel tests use the same setup); run it under the build lock
 #
+# Before every run the servers return the pages of the list they freed to the kernel (MEMORY PURGE), so
+# that no run finds the last one's memory still resident (see purge below).
 # Every run is checked to leave exactly its rows in the queue (LLEN; the failover run also every id once),
 # or the script stops. Per run (bench/lib/measure.sh): wall seconds, the client's user+sys CPU and peak RSS
 # (GNU time), the CPU of the MariaDB and of the Redis servers involved (/proc/PID/stat, before and after):
@@ -127,10 +129,31 @@ log "$rows rows of $table, page size $page_size, $workers workers, $runs rounds;
 section_on cluster && log "cluster: slot $cluster_slot, on ${slot_nodes[*]} (pids ${pids[cluster]})"
 section_on wait && log "wait: master $wait_host:$wait_port, replica $wait_replica_host:$wait_replica_port (pids ${pids[wait]})"
 
+# purge NAME: every server of NAME (replicas too, once they have the DEL) hands the pages of the list it
+# freed back to the kernel (MEMORY PURGE). Otherwise jemalloc keeps them for some seconds, and a run that
+# comes sooner writes into resident memory while a later one faults its ~220 MB in again: twice the
+# server's CPU and about 0.5 s of wall for 1M rows, decided by how long ago the last list was deleted
+# (results/redis_setups.md). So every run starts from the same state, the one of a new queue.
+purge() {
+  local address
+  case "$1" in
+    single | tcp) redis MEMORY PURGE >/dev/null ;;
+    tls) tls_cli MEMORY PURGE >/dev/null ;;
+    cluster)
+      rcli "${slot_nodes[0]%:*}" "${slot_nodes[0]##*:}" WAIT "$((${#slot_nodes[@]} - 1))" 1000 >/dev/null
+      for address in "${slot_nodes[@]}"; do rcli "${address%:*}" "${address##*:}" MEMORY PURGE >/dev/null; done ;;
+    nowait | wait)
+      rcli "$wait_host" "$wait_port" WAIT 1 1000 >/dev/null
+      rcli "$wait_host" "$wait_port" MEMORY PURGE >/dev/null
+      rcli "$wait_replica_host" "$wait_replica_port" MEMORY PURGE >/dev/null ;;
+  esac
+}
+
 # one_run NAME RECORD: one backfill into NAME's server, recorded as RECORD, checked to leave exactly $rows.
 one_run() {
   local name="$1" record="$2" length calls_before calls_after
   cli_of "$name" DEL "$queue" >/dev/null
+  purge "$name"
   redis_pid="${pids[$name]}"
   [[ "$name" != wait ]] || calls_before="$(wait_calls "$wait_host" "$wait_port")"
   local node_pids=() before=() pid i

@@ -49,6 +49,8 @@ report() {
   echo "Load before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo "CPU: client from GNU time (user+sys), servers from /proc/PID/stat (utime+stime, every thread), before and after;"
   echo "floor = (client + MariaDB + Redis CPU) / cores. Every run left exactly $rows rows in the queue (LLEN)."
+  echo "Before every run the queue was deleted and each server involved ran MEMORY PURGE (jemalloc returns the freed"
+  echo "pages), so every run writes into memory the server faults in anew, as into a new queue."
   if section_on cluster; then
     echo
     echo "## Cluster against the single Redis"
