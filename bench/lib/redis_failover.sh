@@ -23,30 +23,48 @@ replica_flags() {
   done
 }
 
-# Restarts the killed server as the new master's replica and waits (60 s at most) until the setup is whole.
+# Puts the setup back (60 s at most): the killed server started again from its own config file unless it
+# answers (something else may have restarted it), and made the replica of whichever server the sentinels
+# now call the master (what they would tell it within their 10 s INFO period); when they still name the
+# killed server (no failover happened), the other server is made its replica instead. Then waits until the
+# master's replica is in step and every sentinel lists the replica as healthy.
 failover_restore() {
-  local started=$SECONDS
+  local started=$SECONDS master_host master_port replica_host replica_port
   failover_needs_restore=0
-  log "restoring: redis-server $failover_config, then REPLICAOF $failover_new_host $failover_new_port"
-  start_detached "$failover_config" || { log "redis-server $failover_config failed to start"; exit 1; }
-  until rcli "$failover_old_host" "$failover_old_port" REPLICAOF "$failover_new_host" "$failover_new_port" >/dev/null 2>&1; do
-    ((SECONDS - started < 10)) || { log "$failover_old_host:$failover_old_port did not come back"; exit 1; }
+  if ! rcli "$failover_old_host" "$failover_old_port" PING >/dev/null 2>&1; then
+    log "restoring: redis-server $failover_config"
+    start_detached "$failover_config" || { log "redis-server $failover_config failed to start"; exit 1; }
+  fi
+  read -r master_host master_port < <(sentinel_master)
+  if [[ "$master_port" == "$failover_old_port" ]]; then
+    replica_host="$failover_new_host" replica_port="$failover_new_port"
+  else
+    replica_host="$failover_old_host" replica_port="$failover_old_port"
+  fi
+  # No failover: the killed server, back, is still the master (a replica set loose would point at it anyway).
+  until [[ "$master_port" != "$failover_old_port" ]] || rcli "$master_host" "$master_port" REPLICAOF NO ONE >/dev/null 2>&1; do
+    ((SECONDS - started < 10)) || { log "$master_host:$master_port did not come back"; exit 1; }
     sleep 0.2
   done
-  synced_replica "$failover_new_host" "$failover_new_port" || exit 1
-  until [[ "$(replica_flags "$failover_old_port" | sort -u)" == slave ]]; do
+  log "restoring: $replica_host:$replica_port REPLICAOF $master_host $master_port (the sentinels' master)"
+  until rcli "$replica_host" "$replica_port" REPLICAOF "$master_host" "$master_port" >/dev/null 2>&1; do
+    ((SECONDS - started < 10)) || { log "$replica_host:$replica_port did not come back"; exit 1; }
+    sleep 0.2
+  done
+  synced_replica "$master_host" "$master_port" || exit 1
+  until [[ "$(replica_flags "$replica_port" | sort -u)" == slave ]]; do
     ((SECONDS - started < 60)) ||
-      { log "the sentinels do not all list $failover_old_port as a healthy replica: $(replica_flags "$failover_old_port" | paste -sd,)"; exit 1; }
+      { log "the sentinels do not all list $replica_port as a healthy replica: $(replica_flags "$replica_port" | paste -sd,)"; exit 1; }
     sleep 0.5
   done
   failover_restored_s=$((SECONDS - started))
-  log "restored in $failover_restored_s s: master $failover_new_host:$failover_new_port, replica $failover_old_host:$failover_old_port"
+  log "restored in $failover_restored_s s: master $master_host:$master_port, replica $replica_host:$replica_port"
 }
 
 # Polls the replica until it is the master and holds more rows than as a replica; sets failover_first.
 wait_for_first_page() {
   local answer role length base=-1 deadline
-  deadline="$(awk -v k="$failover_killed" 'BEGIN { print k + 90 }')"
+  deadline="$(awk -v k="$failover_killed" 'BEGIN { printf "%.3f", k + 90 }')"
   while :; do
     answer="$(printf 'ROLE\nLLEN %s\n' "$queue" | rcli "$failover_new_host" "$failover_new_port" 2>/dev/null || true)"
     role="$(head -n1 <<<"$answer")"
@@ -59,7 +77,7 @@ wait_for_first_page() {
       return 0
     fi
     awk -v n="$failover_first" -v d="$deadline" 'BEGIN { exit !(n > d) }' &&
-      { log "no new row on $failover_new_host:$failover_new_port within 90 s of the kill"; exit 1; }
+      { log "no new row on $failover_new_host:$failover_new_port within 90 s of the kill (the sentinels' master: $(sentinel_master))"; exit 1; }
     sleep 0.05
   done
 }
