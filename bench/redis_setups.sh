@@ -112,7 +112,11 @@ cleanup() {
   local name
   for name in "${!url[@]}"; do cli_of "$name" DEL "$queue" >/dev/null 2>&1 || true; done
   if declare -F failover_clean >/dev/null; then
-    [[ -z "${failover_job:-}" ]] || kill "$failover_job" 2>/dev/null || true
+    # The job holds the build lock's descriptor too: it must not outlive the script (TERM, then KILL).
+    if [[ -n "${failover_job:-}" ]] && kill "$failover_job" 2>/dev/null; then
+      for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$failover_job" 2>/dev/null || break; sleep 0.5; done
+      kill -KILL "$failover_job" 2>/dev/null || true
+    fi
     failover_clean
     [[ "${failover_needs_restore:-0}" != 1 ]] || failover_restore || log "RESTORE THE SENTINEL SETUP BY HAND"
   fi
