@@ -11,7 +11,8 @@
 # wall is taken around the command with a nanosecond clock (GNU time's %e has centiseconds, too coarse for a
 # small run); the client's user+sys CPU and peak RSS come from GNU time, and they cover the command and the
 # children it waited for; each server's CPU is utime + stime of its /proc/PID/stat, every thread, read before
-# and after. floor = (client + MariaDB + Redis CPU) / cores: no run can finish sooner on this machine, even
+# and after ($redis_pid may list several pids, space-separated: a cluster's nodes, summed). floor = (client +
+# MariaDB + Redis CPU) / cores: no run can finish sooner on this machine, even
 # with perfect parallelism. The servers' counters also count what other sessions made them do meanwhile.
 
 measure_setup() {
@@ -34,7 +35,8 @@ measure() {
   local name="$1" rows="$2" mariadb_before redis_before mariadb_after redis_after started ended rss user sys
   shift 2
   mariadb_before="$(cpu_ticks "$mariadb_pid")"
-  redis_before="$(cpu_ticks "$redis_pid")"
+  # shellcheck disable=SC2086  # $redis_pid may name several servers (a cluster's nodes): split, summed
+  redis_before="$(cpu_ticks $redis_pid)"
   started="$(date +%s.%N)"
   if ! "$time_bin" -o "$private_dir/time" -f '%M %U %S' "$@" <"$run_stdin" >"$run_stdout" 2>"$private_dir/stderr"; then
     log "$name failed:"
@@ -43,7 +45,8 @@ measure() {
   fi
   ended="$(date +%s.%N)"
   mariadb_after="$(cpu_ticks "$mariadb_pid")"
-  redis_after="$(cpu_ticks "$redis_pid")"
+  # shellcheck disable=SC2086
+  redis_after="$(cpu_ticks $redis_pid)"
   read -r rss user sys <"$private_dir/time"
   awk -v a="$started" -v b="$ended" -v rss="$rss" -v u="$user" -v s="$sys" -v hz="$clock_ticks" -v n="$rows" \
       -v m="$((mariadb_after - mariadb_before))" -v r="$((redis_after - redis_before))" -v cores="$cores" \
