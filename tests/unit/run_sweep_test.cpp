@@ -1,7 +1,8 @@
 // The run's workers, page pipeline, range board, job ledger leases and work stealing (src/run/) over
 // fakes (run_fakes/), with no server: for every mix of workers, partitions, page sizes and injected faults,
 // every row of an in-memory table arrives. With a job id exactly once, across a failure and the resume;
-// without, at least once, and exactly once when nothing failed.
+// without, at least once, and exactly once when nothing failed. A second set splits each job range exactly
+// at the last key of the page being written, the one page a bound off by one would let through.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,11 +87,13 @@ struct SweepCase {
     std::size_t partitions;
     std::size_t page_size;
     Fault fault;
+    bool split_at_page_end = false;  // job: the thief splits at the in-flight page's last key
 };
 
 std::string describe(const SweepCase& c) {
     return std::string(c.with_job_id ? "job" : "board") + "_w" + std::to_string(c.workers) + "_p" +
-           std::to_string(c.partitions) + "_page" + std::to_string(c.page_size) + "_" + test::to_string(c.fault);
+           std::to_string(c.partitions) + "_page" + std::to_string(c.page_size) + "_" + test::to_string(c.fault) +
+           (c.split_at_page_end ? "_at_page_end" : "");
 }
 
 std::string case_name(const testing::TestParamInfo<SweepCase>& info) { return describe(info.param); }
@@ -108,6 +111,17 @@ std::vector<SweepCase> sweep_cases() {
                         // Only a job has leases to lose.
                         if (with_job_id || fault != Fault::lease_lost)
                             cases.push_back({with_job_id, workers, partitions, page_size, fault});
+    return cases;
+}
+
+// A split exactly at the last key of the page in flight: the one page a bound off by one would let
+// through (the midpoint of the sweep above lands half the remainder away, past every page in flight).
+std::vector<SweepCase> page_end_split_cases() {
+    std::vector<SweepCase> cases;
+    for (const std::size_t workers : {1, 2, 3, 8})
+        for (const std::size_t partitions : {1, 2, 7, 64})
+            for (const std::size_t page_size : {1, 7, 1000})
+                cases.push_back({true, workers, partitions, page_size, Fault::split, true});
     return cases;
 }
 
@@ -215,6 +229,7 @@ TEST_P(RunSweep, EveryRowArrives) {
     const bool fails = fault == Fault::write_fails;
     if (GetParam().with_job_id) {
         test::FakeJobStore store(table, queue, faults, violations);
+        store.split_at_page_end = GetParam().split_at_page_end;
         store.create(partitions.partitions);
         EXPECT_EQ(run_job(store), fails ? injected_failure : "");
         // A failed or stopped job is resumed, by a run that meets no fault.
@@ -250,6 +265,7 @@ TEST_P(RunSweep, EveryRowArrives) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, RunSweep, testing::ValuesIn(sweep_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(PageEndSplit, RunSweep, testing::ValuesIn(page_end_split_cases()), case_name);
 
 }  // namespace
 }  // namespace rowpump

@@ -21,6 +21,10 @@ public:
     FakeJobStore(const FakeTable& table, FakeQueue& queue, FaultPlan& faults, Violations& violations)
         : table_(table), queue_(queue), faults_(faults), violations_(violations) {}
 
+    // The thief of another process splits exactly at the last key of the page being written (the key a
+    // bound compared with <= instead of < would let the owner write as well), instead of at the midpoint.
+    bool split_at_page_end = false;
+
     JobState state() override {
         const std::lock_guard lock(mutex_);
         JobState state;
@@ -68,7 +72,7 @@ public:
             range.stored.owner = 0;  // expired: free for the next lease
             return PageWrite::lost;
         }
-        if (faults_.due(Fault::split, queued)) split_by_another_process(held.number, queued);
+        if (faults_.due(Fault::split, queued)) split_by_another_process(held.number, queued, last_key);
         if (range.stored.range.hi != held.range.hi) {
             held.range.hi = range.stored.range.hi;
             held.last_key = range.stored.last_key;
@@ -158,11 +162,17 @@ private:
 
     // A thief in another process splits the range whose page is being written, when it can, and dies
     // at once: the new range is free for any worker.
-    void split_by_another_process(std::uint32_t number, std::size_t queued) {
+    void split_by_another_process(std::uint32_t number, std::size_t queued, const KeyValue& page_last_key) {
         const StoredRange& stored = ranges_.at(number).stored;
         const bool started = stored.last_key.has_value();
-        const auto middle = table_.midpoint(started ? stored.last_key : stored.range.lo, stored.range.hi,
-                                            std::max<std::uint64_t>(stored.remaining_estimate(), 2), !started);
+        // A thief splits only inside the unread remainder as the store holds it: a page read under a bound
+        // that an earlier split lowered may end past it.
+        const bool page_end_inside = (!stored.last_key || int_key(page_last_key) > int_key(*stored.last_key)) &&
+                                     (!stored.range.hi || int_key(page_last_key) < int_key(*stored.range.hi));
+        const auto middle = split_at_page_end
+                                ? (page_end_inside ? std::optional<KeyValue>(page_last_key) : std::nullopt)
+                                : table_.midpoint(started ? stored.last_key : stored.range.lo, stored.range.hi,
+                                                  std::max<std::uint64_t>(stored.remaining_estimate(), 2), !started);
         if (middle && faults_.fire(Fault::split, queued))
             split_range(number, *middle, stored.remaining_estimate() / 2, 0);
     }
