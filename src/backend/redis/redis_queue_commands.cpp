@@ -9,10 +9,8 @@ namespace {
 
 class RedisQueueAdmin final : public QueueAdmin {
 public:
-    explicit RedisQueueAdmin(const ConsumerOptions& options)
-        : redis_(consumer_redis_options(options)),
-          queue_(consumer_queue_options(options, nullptr)),
-          heartbeat_timeout_(options.heartbeat_timeout) {
+    explicit RedisQueueAdmin(const RedisConsumerTarget& target)
+        : redis_(target.connection), queue_(target.queue), heartbeat_timeout_(target.heartbeat_timeout) {
         queue_.consumer.clear();  // the commands consume nothing: the queue's default name will do
     }
 
@@ -46,8 +44,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<QueueAdmin> open_redis_admin(const ConsumerOptions& options) {
-    return std::make_unique<RedisQueueAdmin>(options);
+std::unique_ptr<QueueAdmin> open_redis_admin(const RedisConsumerTarget& target) {
+    return std::make_unique<RedisQueueAdmin>(target);
 }
 
 }  // namespace rowpump
