@@ -124,17 +124,10 @@ struct ConsumerOptions {
     // MySQL queue tables: how tasks are claimed, and after how many lost claims a task is dead.
     ClaimMode claim_mode = ClaimMode::skip_locked;
     int max_crashes = 3;
-    // Redis queues: the producer's names and score unit (its SinkSpec's), and where retried, promoted and
-    // recovered tasks go (a name of priority_lists; empty: the ready list Q). RedisQueueOptions says more.
-    std::vector<std::string> priority_lists;
-    std::string list_key = "{queue}:p:{level}";
-    std::string delayed_key = "{queue}:delayed";
-    DelayScore delay_score = DelayScore::milliseconds;
-    std::string return_list;
-    // Redis: names the workers <consumer>:0, <consumer>:1, ...; a worker restarted under the same name takes
-    // over what its predecessor held. Empty: <host>:<pid>:<n>.
-    std::string consumer;
-    std::chrono::milliseconds poll_interval{100};  // Redis, several priority lists: RedisQueueOptions
+    // Redis queues: the producer's key names, score unit and priority lists, where retried, promoted and
+    // recovered tasks go, the poll interval, and the consumers' name: the workers are <consumer>:0,
+    // <consumer>:1, ... (empty: <host>:<pid>:<n>).
+    RedisConsumerOptions redis;
 
     std::size_t workers = 1;  // each with its own connection
     std::size_t batch = 1;    // tasks claimed at a time by a worker

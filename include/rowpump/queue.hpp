@@ -203,26 +203,27 @@ private:
 // ready lists, processing lists and Q:dead hold bare payloads. Retries are tagged with writer 0
 // ("rp1:0000000000000000..."). A member without a well-formed tag is promoted as it is.
 
-struct RedisQueueOptions {
-    std::string queue;
-    // Priority list names, highest first: the consumer reads Q:p:<name> in this order, then Q.
+// What a Redis consumer reads besides its queue's name and retry policy: the producer's key names and
+// score unit (RedisKeyNames: its SinkSpec's), its priority lists, and the consumer's own settings.
+struct RedisConsumerOptions : RedisKeyNames {
+    // Priority list names, highest first: the consumer reads each list named by list_key in this order,
+    // then Q. Retries are scored in delay_score's unit too.
     std::vector<std::string> priority_lists;
-    // The producer's key names and score unit (SinkSpec): list_key names the priority lists, delayed_key
-    // the delayed set; retries are scored in delay_score's unit too.
-    std::string list_key = "{queue}:p:{level}";
-    std::string delayed_key = "{queue}:delayed";
-    DelayScore delay_score = DelayScore::milliseconds;
     // Where retried, promoted (due delayed) and recovered tasks go: a name from priority_lists, or empty
     // for the ready list Q (read after every priority list).
     std::string return_list;
     // This consumer's name (its processing list is Q:processing:<name>); empty: <host>:<pid>:<n>.
     // A consumer restarted under the same name takes over what its predecessor held.
     std::string consumer;
-    RetryPolicy retry;
     // A blocked pop over several priority lists waits on the first one for this long at a time, then
     // looks at the others: a task in a lower list waits up to this long when the queue was idle. With one
     // list the pop blocks on it directly and wakes at once.
     std::chrono::milliseconds poll_interval{100};
+};
+
+struct RedisQueueOptions : RedisConsumerOptions {
+    std::string queue;
+    RetryPolicy retry;
     std::size_t promote_batch = 1000;  // delayed tasks moved per script call
     // How long a command may wait and how long an unreachable Redis is retried: RedisOptions (ServerTimeouts).
 };

@@ -43,14 +43,19 @@ enum class DelayScore { milliseconds, seconds };
 // consumers that move members to a list themselves; equal payloads then collapse into one task).
 enum class DelayedMembers { tagged, bare };
 
-// What only a Redis sink reads (redis://, rediss://, redis+unix://, redis-sentinel://, redis-cluster://);
-// a job (run_job) with another sink refuses a value that is not the default.
-struct RedisSinkOptions {
+// The names of a Redis queue's keys and the unit of its delayed set's scores: the producer's
+// (RedisSinkOptions) and its consumers' (RedisConsumerOptions, rowpump/queue.hpp) must agree.
+struct RedisKeyNames {
     // Key names (docs/payloads-and-names.md): {queue} and {level} are replaced by the queue and a priority
     // list's name, {{ and }} are literal braces.
     std::string list_key = "{queue}:p:{level}";  // the priority lists
     std::string delayed_key = "{queue}:delayed";
     DelayScore delay_score = DelayScore::milliseconds;
+};
+
+// What only a Redis sink reads (redis://, rediss://, redis+unix://, redis-sentinel://, redis-cluster://);
+// a job (run_job) with another sink refuses a value that is not the default.
+struct RedisSinkOptions : RedisKeyNames {
     DelayedMembers delayed_members = DelayedMembers::tagged;
     // After each page, WAIT until this many replicas have acknowledged it, for at most wait_timeout
     // (--redis-wait N[:timeout_ms]; 0: no WAIT; not on a cluster). A page they do not acknowledge in time is

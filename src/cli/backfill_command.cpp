@@ -52,8 +52,10 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                   // docs/payloads-and-names.md: payload templates, big numbers, and the Redis
                                   // names consumers expect
                                   {payload_template, options.payload_template}, {big_numbers, options.big_numbers},
-                                  {list_key, options.list_key}, {delayed_key, options.delayed_key},
-                                  {delay_score, options.delay_score}, {delayed_members, options.delayed_members},
+                                  {list_key, options.redis_names.list_key},
+                                  {delayed_key, options.redis_names.delayed_key},
+                                  {delay_score, options.redis_names.delay_score},
+                                  {delayed_members, options.delayed_members},
                                   {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait}});
     add_encoding_flags(*command, options.encoding);
     add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
@@ -110,9 +112,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.payload.big_numbers = options.big_numbers;
     apply_encoding_flags(options.encoding, spec.payload);
     check_payload_options(spec.format, spec.payload);
-    spec.sink.redis_only.list_key = options.list_key;
-    spec.sink.redis_only.delayed_key = options.delayed_key;
-    spec.sink.redis_only.delay_score = options.delay_score;
+    static_cast<RedisKeyNames&>(spec.sink.redis_only) = options.redis_names;
     spec.sink.redis_only.delayed_members = options.delayed_members;
     spec.state_prefix = options.state_prefix;
     if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);

@@ -29,9 +29,7 @@ struct BackfillOptions {
     std::string payload_template;  // --format template
     BigNumbers big_numbers = BigNumbers::number;
     EncodingFlags encoding;
-    std::string list_key = RedisSinkOptions{}.list_key;
-    std::string delayed_key = RedisSinkOptions{}.delayed_key;
-    DelayScore delay_score = RedisSinkOptions{}.delay_score;
+    RedisKeyNames redis_names;  // --list-key, --delayed-key, --delay-score
     DelayedMembers delayed_members = RedisSinkOptions{}.delayed_members;
     std::string state_prefix = JobSpec{}.state_prefix;
     std::string redis_wait;  // --redis-wait N[:timeout_ms]

@@ -18,10 +18,7 @@ struct QueueOptions {
     std::string queue;   // MySQL queue table or Redis key prefix
     std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
     std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
-    // Redis: the producer's --list-key, --delayed-key and --delay-score.
-    std::string list_key = RedisQueueOptions{}.list_key;
-    std::string delayed_key = RedisQueueOptions{}.delayed_key;
-    DelayScore delay_score = RedisQueueOptions{}.delay_score;
+    RedisKeyNames redis_names;  // Redis: the producer's --list-key, --delayed-key and --delay-score
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume

@@ -35,15 +35,6 @@ QueueSource queue_source(const QueueOptions& options) {
     return source;
 }
 
-void check_redis_names(const QueueOptions& options, const Backend& backend) {
-    const QueueOptions defaults;
-    std::vector<OptionId> redis_names;
-    if (options.list_key != defaults.list_key) redis_names.push_back(OptionId::list_key);
-    if (options.delayed_key != defaults.delayed_key) redis_names.push_back(OptionId::delayed_key);
-    if (options.delay_score != defaults.delay_score) redis_names.push_back(OptionId::delay_score);
-    config::check_redis_names_apply(redis_names, options.source, backend.traits().redis_keys);
-}
-
 RetryPolicy retry_policy(const QueueOptions& options) {
     RetryPolicy policy;
     policy.max_attempts = static_cast<int>(options.max_attempts);
@@ -58,17 +49,16 @@ ConsumerOptions consumer_options(const QueueOptions& options) {
     ConsumerOptions consumer;
     consumer.source = queue_source(options);
     const Backend& backend = backend_for(consumer.source);
-    check_redis_names(options, backend);
+    config::check_redis_names_apply(config::redis_name_options_given(options.redis_names), options.source,
+                                    backend.traits().redis_keys);
     consumer.retry = retry_policy(options);
     consumer.claim_mode = options.claim_mode;
     consumer.max_crashes = static_cast<int>(options.max_crashes);
-    consumer.priority_lists = options.priority_lists;
-    consumer.list_key = options.list_key;
-    consumer.delayed_key = options.delayed_key;
-    consumer.delay_score = options.delay_score;
-    consumer.return_list = options.return_list;
-    consumer.consumer = options.consumer;  // the library adds :<n> per worker
-    consumer.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
+    static_cast<RedisKeyNames&>(consumer.redis) = options.redis_names;
+    consumer.redis.priority_lists = options.priority_lists;
+    consumer.redis.return_list = options.return_list;
+    consumer.redis.consumer = options.consumer;  // the library adds :<n> per worker
+    consumer.redis.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
     consumer.workers = options.concurrency;
     consumer.batch = options.batch;
     consumer.until_empty = options.until_empty;

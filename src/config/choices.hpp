@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rowpump/encode.hpp"
+#include "rowpump/error.hpp"
 #include "rowpump/partition.hpp"
 #include "rowpump/queue.hpp"
 #include "rowpump/reader.hpp"
@@ -100,11 +101,24 @@ std::optional<E> parse_choice(std::string_view name) {
     return std::nullopt;
 }
 
+// The value `name` names, for the library's own parse functions (parse_format, ...): throws UsageError
+// "unknown <what> 'x': expected a, b or c" with the table's names, in its order.
 template <class E>
-std::string_view choice_name(E value) {
+E parse_choice_or_throw(const std::string& name, std::string_view what) {
+    if (const auto value = parse_choice<E>(name)) return *value;
+    const std::vector<std::string> names = choice_names<E>();
+    std::string expected;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    throw UsageError("unknown " + std::string(what) + " '" + name + "': expected " + expected);
+}
+
+// `unknown` for a value the table does not hold.
+template <class E>
+std::string_view choice_name(E value, std::string_view unknown = {}) {
     for (const auto& entry : ChoiceTable<E>::entries)
         if (entry.value == value) return entry.name;
-    return {};
+    return unknown;
 }
 
 }  // namespace rowpump::config

@@ -24,14 +24,19 @@ void check_push_applies(Format format, bool push_given) {
                        ": its client LPUSHes and its workers BRPOP, so rowpump does the same; remove ", OptionId::push});
 }
 
-std::vector<OptionId> redis_name_options_given(const SinkSpec& sink) {
-    const RedisSinkOptions defaults;
-    const RedisSinkOptions& redis = sink.redis_only;
+std::vector<OptionId> redis_name_options_given(const RedisKeyNames& names) {
+    const RedisKeyNames defaults;
     std::vector<OptionId> given;
-    if (redis.list_key != defaults.list_key) given.push_back(OptionId::list_key);
-    if (redis.delayed_key != defaults.delayed_key) given.push_back(OptionId::delayed_key);
-    if (redis.delay_score != defaults.delay_score) given.push_back(OptionId::delay_score);
-    if (redis.delayed_members != defaults.delayed_members) given.push_back(OptionId::delayed_members);
+    if (names.list_key != defaults.list_key) given.push_back(OptionId::list_key);
+    if (names.delayed_key != defaults.delayed_key) given.push_back(OptionId::delayed_key);
+    if (names.delay_score != defaults.delay_score) given.push_back(OptionId::delay_score);
+    return given;
+}
+
+std::vector<OptionId> redis_name_options_given(const SinkSpec& sink) {
+    std::vector<OptionId> given = redis_name_options_given(static_cast<const RedisKeyNames&>(sink.redis_only));
+    if (sink.redis_only.delayed_members != RedisSinkOptions{}.delayed_members)
+        given.push_back(OptionId::delayed_members);
     return given;
 }
 

@@ -14,8 +14,9 @@ namespace rowpump::config {
 // --push given with a worker format, whose clients decide the push side themselves.
 void check_push_applies(Format format, bool push_given);
 
-// The options that name rowpump's own Redis keys (--list-key, --delayed-key, --delay-score,
+// The options that name rowpump's own Redis keys (--list-key, --delayed-key, --delay-score, and a sink's
 // --delayed-members) that differ from their defaults.
+std::vector<OptionId> redis_name_options_given(const RedisKeyNames& names);
 std::vector<OptionId> redis_name_options_given(const SinkSpec& sink);
 // Those options with a sink that has no Redis keys (its URI is shown, redacted).
 void check_redis_names_apply(const SinkSpec& sink, bool redis_sink);

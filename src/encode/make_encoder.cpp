@@ -8,10 +8,7 @@
 namespace rowpump {
 
 // The names are config/choices.hpp's table, the one the command line and the job file read.
-Format parse_format(const std::string& name) {
-    if (const auto format = config::parse_choice<Format>(name)) return *format;
-    throw UsageError("unknown format '" + name + "': expected json, csv, sidekiq, celery or template");
-}
+Format parse_format(const std::string& name) { return config::parse_choice_or_throw<Format>(name, "format"); }
 
 std::string format_name(Format format) {
     if (const auto name = config::choice_name(format); !name.empty()) return std::string(name);

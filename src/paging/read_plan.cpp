@@ -14,14 +14,10 @@ namespace rowpump {
 
 // The names are config/choices.hpp's table, the one the command line and the job file read.
 PagingStrategy parse_strategy(const std::string& name) {
-    if (const auto strategy = config::parse_choice<PagingStrategy>(name)) return *strategy;
-    throw UsageError("unknown paging strategy '" + name + "': expected keyset, deferred-join, id-in or offset");
+    return config::parse_choice_or_throw<PagingStrategy>(name, "paging strategy");
 }
 
-std::string to_string(PagingStrategy strategy) {
-    const auto name = config::choice_name(strategy);
-    return name.empty() ? "?" : std::string(name);
-}
+std::string to_string(PagingStrategy strategy) { return std::string(config::choice_name(strategy, "?")); }
 
 std::vector<Column> ReadPlan::key_columns() const {
     std::vector<Column> out;

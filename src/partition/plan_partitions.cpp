@@ -12,14 +12,10 @@ namespace rowpump {
 
 // The names are config/choices.hpp's table, the one the command line and the job file read.
 PartitionStrategy parse_partition_strategy(const std::string& name) {
-    if (const auto strategy = config::parse_choice<PartitionStrategy>(name)) return *strategy;
-    throw UsageError("unknown partition strategy '" + name + "': expected minmax or balanced");
+    return config::parse_choice_or_throw<PartitionStrategy>(name, "partition strategy");
 }
 
-std::string to_string(PartitionStrategy strategy) {
-    const auto name = config::choice_name(strategy);
-    return name.empty() ? "?" : std::string(name);
-}
+std::string to_string(PartitionStrategy strategy) { return std::string(config::choice_name(strategy, "?")); }
 
 std::string describe_planning(const PartitionPlan& plan) {
     return "planned in " + std::to_string(plan.planning_time.count()) + " ms from " + plan.method + "; " +

@@ -1,4 +1,5 @@
 // The queue commands' one-step maintenance of a MySQL queue table (backend/mysql_queue/mysql_consumers.hpp).
+#include "backend/forwarding_admin.hpp"
 #include "backend/mysql_queue/mysql_consumers.hpp"
 #include "mysql/connection.hpp"
 #include "rowpump/error.hpp"
@@ -10,16 +11,16 @@ namespace {
 // Counting rows walks the index: at this many a count takes seconds, and "10000000+" says enough.
 constexpr std::uint64_t stats_count_limit = 10'000'000;
 
-class MySqlQueueAdmin final : public QueueAdmin {
+// Each command's MySqlQueue connects and checks the table's shape, after init may have created it.
+class MySqlQueueAdmin final : public ForwardingAdmin<MySqlQueue, MySqlOptions, MySqlQueueOptions> {
 public:
     explicit MySqlQueueAdmin(const ConsumerOptions& options)
-        : mysql_(consumer_mysql_options(options.source)),
-          queue_(consumer_queue_options(options)),
-          claim_timeout_(options.claim_timeout) {}
+        : ForwardingAdmin(consumer_mysql_options(options.source), consumer_queue_options(options),
+                          options.claim_timeout) {}
 
     std::string init() override {
-        MySqlQueue::create_table(mysql_, queue_.table);
-        return "queue table " + mysql::quote_identifier(queue_.table) + " is ready in " + mysql_.redacted();
+        MySqlQueue::create_table(connection_, queue_.table);
+        return "queue table " + mysql::quote_identifier(queue_.table) + " is ready in " + connection_.redacted();
     }
     QueueStats stats(bool exact) override { return open().stats(exact ? 0 : stats_count_limit); }
     StatsWords words() const override { return {"claimed", "owners", "oldest_claim_seconds"}; }
@@ -27,22 +28,12 @@ public:
         return "  connection " + holder.name + ": " + std::to_string(holder.tasks) + " claimed, oldest claim " +
                seconds_text(holder.age_seconds) + (holder.alive ? "" : ", CONNECTION GONE (reap to release)");
     }
-    ReapResult reap() override { return open().reap(claim_timeout_); }
     std::uint64_t promote() override {
         throw UsageError("queue promote is for Redis queues: MySQL tasks become claimable by themselves at available_at");
     }
     std::uint64_t purge(std::chrono::seconds older_than, std::size_t batch) override {
         return open().purge(older_than, batch);
     }
-    std::uint64_t requeue_dead(std::uint64_t limit) override { return open().requeue_dead(limit); }
-
-private:
-    // Connects and checks the table's shape: each command opens its own, after init may have created it.
-    MySqlQueue open() const { return MySqlQueue(mysql_, queue_); }
-
-    MySqlOptions mysql_;
-    MySqlQueueOptions queue_;
-    std::chrono::milliseconds claim_timeout_;
 };
 
 }  // namespace

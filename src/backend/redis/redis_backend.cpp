@@ -10,10 +10,10 @@ namespace rowpump {
 
 namespace {
 
-class RedisBackend final : public Backend {
+class RedisBackend final : public RedisConsumersBackend {
 public:
     RedisBackend()
-        : Backend({.form = "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://)",
+        : RedisConsumersBackend({.form = "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://)",
                    .what = "a Redis server",
                    .traits = {.takes_queue = true,
                               .redis_keys = true,
@@ -43,15 +43,10 @@ public:
         typed.connection = source_redis_options(source);
         return typed;
     }
-    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
-        return open_redis_consumer(options, worker);
-    }
-    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
-                                                     std::vector<std::string> consumers) const override {
-        return open_redis_maintainer(options, std::move(consumers));
-    }
-    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
-        return open_redis_admin(options);
+
+private:
+    RedisConsumerTarget consumer_target(const ConsumerOptions& options) const override {
+        return redis_consumer_target(options);
     }
 };
 

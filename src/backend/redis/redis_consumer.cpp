@@ -93,36 +93,32 @@ RedisOptions source_redis_options(const QueueSource& source) {
     return connection_options<RedisOptions>(source);
 }
 
-RedisOptions consumer_redis_options(const ConsumerOptions& options) {
-    RedisOptions redis = source_redis_options(options.source);
-    if (redis.stop == nullptr) redis.stop = options.stop;
-    return redis;
+RedisConsumerTarget redis_consumer_target(const ConsumerOptions& options) {
+    RedisConsumerTarget target{.connection = source_redis_options(options.source),
+                               .queue = {},
+                               .heartbeat_timeout = options.heartbeat_timeout,
+                               .reap_interval = options.reap_interval};
+    if (target.connection.stop == nullptr) target.connection.stop = options.stop;
+    static_cast<RedisConsumerOptions&>(target.queue) = options.redis;
+    target.queue.queue = options.source.queue;
+    target.queue.retry = options.retry;
+    return target;
 }
 
-RedisQueueOptions consumer_queue_options(const ConsumerOptions& options, const std::size_t* worker) {
-    RedisQueueOptions queue;
-    queue.queue = options.source.queue;
-    queue.priority_lists = options.priority_lists;
-    queue.list_key = options.list_key;
-    queue.delayed_key = options.delayed_key;
-    queue.delay_score = options.delay_score;
-    queue.return_list = options.return_list;
-    queue.consumer = options.consumer;
-    if (worker && !queue.consumer.empty()) queue.consumer += ":" + std::to_string(*worker);
-    queue.retry = options.retry;
-    queue.poll_interval = options.poll_interval;
-    return queue;
+RedisQueueOptions RedisConsumerTarget::for_worker(std::size_t worker) const {
+    RedisQueueOptions named = queue;
+    if (!named.consumer.empty()) named.consumer += ":" + std::to_string(worker);
+    return named;
 }
 
-std::unique_ptr<QueueConsumer> open_redis_consumer(const ConsumerOptions& options, std::size_t worker) {
-    return std::make_unique<RedisConsumer>(consumer_redis_options(options), consumer_queue_options(options, &worker),
-                                           options.heartbeat_timeout);
+std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisConsumerTarget& target, std::size_t worker) {
+    return std::make_unique<RedisConsumer>(target.connection, target.for_worker(worker), target.heartbeat_timeout);
 }
 
-std::unique_ptr<QueueMaintainer> open_redis_maintainer(const ConsumerOptions& options,
+std::unique_ptr<QueueMaintainer> open_redis_maintainer(const RedisConsumerTarget& target,
                                                        std::vector<std::string> consumers) {
-    return std::make_unique<RedisMaintainer>(consumer_redis_options(options), consumer_queue_options(options, nullptr),
-                                             std::move(consumers), options.heartbeat_timeout, options.reap_interval);
+    return std::make_unique<RedisMaintainer>(target.connection, target.queue, std::move(consumers),
+                                             target.heartbeat_timeout, target.reap_interval);
 }
 
 }  // namespace rowpump

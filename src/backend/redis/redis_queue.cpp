@@ -77,8 +77,7 @@ RedisQueue::Impl::Impl(RedisOptions redis, RedisQueueOptions queue)
     dead = redis::dead_list(q);
     consumers = redis::consumers_set(q);
     return_list = options.return_list.empty() ? redis::ready_list(q) : redis::list_key(options.list_key, q, options.return_list);
-    for (const std::string& name : options.priority_lists) ready_lists.push_back(redis::list_key(options.list_key, q, name));
-    ready_lists.push_back(redis::ready_list(q));
+    ready_lists = redis::consumer_ready_lists(options);
     score_unit_ms = options.delay_score == DelayScore::seconds ? "1000" : "1";
     std::vector<std::pair<std::string, std::string_view>> key_types{
         {processing, "list"}, {attempts, "hash"}, {delayed, "zset"}, {dead, "list"}, {consumers, "zset"}};

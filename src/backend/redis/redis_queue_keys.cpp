@@ -41,6 +41,13 @@ std::string delayed_key(std::string_view key_template, std::string_view queue) {
     return expand("delayed key", key_template, queue, {});
 }
 
+std::vector<std::string> consumer_ready_lists(const RedisQueueOptions& queue) {
+    std::vector<std::string> lists;
+    for (const std::string& name : queue.priority_lists) lists.push_back(list_key(queue.list_key, queue.queue, name));
+    lists.push_back(ready_list(queue.queue));
+    return lists;
+}
+
 void check_state_prefix(std::string_view prefix) {
     const auto refuse = [&](const std::string& problem) {
         throw UsageError("state prefix '" + std::string(prefix) + "' " + problem +

@@ -4,6 +4,9 @@
 // consumers written for other names find what rowpump writes.
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "rowpump/queue.hpp"
 
 namespace rowpump::redis {
 
@@ -16,6 +19,9 @@ inline constexpr std::string_view default_state_prefix = "rowpump:job:";
 std::string list_key(std::string_view key_template, std::string_view queue, std::string_view level);
 // The delayed set under the template ({queue} only). Throws UsageError like list_key.
 std::string delayed_key(std::string_view key_template, std::string_view queue);
+// The lists a consumer of `queue` takes tasks from, in order: its priority lists, then the ready list Q.
+// Throws UsageError like list_key.
+std::vector<std::string> consumer_ready_lists(const RedisQueueOptions& queue);
 // Throws UsageError unless the prefix is 1 to 128 visible characters without glob characters (*?[]\),
 // which an ACL key pattern (~prefix*) could not name exactly.
 void check_state_prefix(std::string_view prefix);

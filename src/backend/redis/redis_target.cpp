@@ -7,13 +7,11 @@ namespace rowpump {
 
 RedisQueueKeys redis_queue_keys(const SinkSpec& spec) {
     RedisQueueKeys keys;
+    static_cast<RedisKeyNames&>(keys) = spec.redis_only;
     keys.queue = spec.queue;
     keys.layout = spec.layout;
     keys.push = spec.push;
     keys.priority_lists = spec.priority_lists;
-    keys.list_key = spec.redis_only.list_key;
-    keys.delayed_key = spec.redis_only.delayed_key;
-    keys.delay_score = spec.redis_only.delay_score;
     keys.delayed_members = spec.redis_only.delayed_members;
     keys.names_given = config::redis_name_options_given(spec);
     return keys;

@@ -14,15 +14,13 @@
 namespace rowpump {
 
 // The queue's keys and how a page is pushed into them: what the push plan reads. Not checked here: the
-// push plan refuses bad names (redis_push_plan.hpp).
-struct RedisQueueKeys {
+// push plan refuses bad names (redis_push_plan.hpp). The key templates and score unit (RedisKeyNames)
+// are the ones its consumers are given (RedisQueueOptions).
+struct RedisQueueKeys : RedisKeyNames {
     std::string queue;
     QueueLayout layout = QueueLayout::rowpump;
     PushSide push = PushSide::right;
     std::vector<std::string> priority_lists;  // highest first; empty: the queue's one ready list
-    std::string list_key;                     // key templates (docs/payloads-and-names.md)
-    std::string delayed_key;
-    DelayScore delay_score = DelayScore::milliseconds;
     DelayedMembers delayed_members = DelayedMembers::tagged;
     // The options among those four that differ from their defaults: a worker format refuses them.
     std::vector<config::OptionId> names_given;

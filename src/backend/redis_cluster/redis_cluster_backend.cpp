@@ -14,36 +14,28 @@ namespace rowpump {
 
 namespace {
 
-// The cluster's seeds, with the timeouts, retry budget and stop flag of the source's typed connection.
-redis::ClusterOptions source_cluster(const ConsumerOptions& options) {
-    redis::ClusterOptions cluster = redis::ClusterOptions::from_url(options.source.url);
-    const RedisOptions typed = consumer_redis_options(options);
-    for (RedisOptions& seed : cluster.seeds) {
-        static_cast<ServerTimeouts&>(seed) = static_cast<const ServerTimeouts&>(typed);
-        seed.stop = typed.stop;
-    }
-    return cluster;
-}
-
 // The consumers, their maintenance and the queue commands talk to the node that owns the queue's slot, found
 // when they open: they are the Redis backend's, pointed at that node. A slot that moves while they run is
 // not followed (a consumer's command then fails with MOVED and the run ends saying so).
-ConsumerOptions on_slot_owner(const ConsumerOptions& options) {
-    const RedisQueueOptions queue = consumer_queue_options(options, nullptr);
-    std::vector<std::string> keys;
-    for (const std::string& level : queue.priority_lists)
-        keys.push_back(redis::list_key(queue.list_key, queue.queue, level));
-    keys.push_back(redis::delayed_key(queue.delayed_key, queue.queue));
-    const std::uint16_t slot = redis::consumer_queue_slot(queue.queue, keys);
-    ConsumerOptions owned = options;
-    owned.source.connection = redis::ClusterClient::connect_at_start(source_cluster(options)).owner_options(slot);
-    return owned;
+RedisConsumerTarget on_slot_owner(const ConsumerOptions& options) {
+    RedisConsumerTarget target = redis_consumer_target(options);
+    std::vector<std::string> keys = redis::consumer_ready_lists(target.queue);
+    keys.push_back(redis::delayed_key(target.queue.delayed_key, target.queue.queue));
+    const std::uint16_t slot = redis::consumer_queue_slot(target.queue.queue, keys);
+    // The cluster's seeds, with the timeouts, retry budget and stop flag of the source's typed connection.
+    redis::ClusterOptions cluster = redis::ClusterOptions::from_url(options.source.url);
+    for (RedisOptions& seed : cluster.seeds) {
+        static_cast<ServerTimeouts&>(seed) = static_cast<const ServerTimeouts&>(target.connection);
+        seed.stop = target.connection.stop;
+    }
+    target.connection = redis::ClusterClient::connect_at_start(cluster).owner_options(slot);
+    return target;
 }
 
-class RedisClusterBackend final : public Backend {
+class RedisClusterBackend final : public RedisConsumersBackend {
 public:
     RedisClusterBackend()
-        : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/",
+        : RedisConsumersBackend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/",
                    .what = "a Redis Cluster",
                    .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
                    .queue_meaning =
@@ -76,15 +68,10 @@ public:
             redis::ClusterOptions::from_url(source.url);
         return typed;
     }
-    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
-        return open_redis_consumer(on_slot_owner(options), worker);
-    }
-    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
-                                                     std::vector<std::string> consumers) const override {
-        return open_redis_maintainer(on_slot_owner(options), std::move(consumers));
-    }
-    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
-        return open_redis_admin(on_slot_owner(options));
+
+private:
+    RedisConsumerTarget consumer_target(const ConsumerOptions& options) const override {
+        return on_slot_owner(options);
     }
 };
 
