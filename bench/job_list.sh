@@ -47,7 +47,8 @@ awk -v jobs="$jobs" -v ranges="$ranges" -v prefix="$prefix" 'BEGIN {
     for (r = 0; r < ranges; ++r) {
       done = (j % 2 == 0) ? "done" : "pending"
       written = (j % 2 == 0) ? 10000 : 5000
-      printf "HSET %s%s:range:%d lo [\"%d\"] hi [\"%d\"] last_key [\"%d\"] rows_written %d estimated_rows 10000 status %s owner 0 lease_until 0 written_at 1764800000000\n", prefix, id, r, r * 10000, (r + 1) * 10000, r * 10000 + written, written, done
+      # Keys as the key codec writes them (["10000"]), single-quoted for redis-cli: \047 is a quote.
+      printf "HSET %s%s:range:%d lo \047[\"%d\"]\047 hi \047[\"%d\"]\047 last_key \047[\"%d\"]\047 rows_written %d estimated_rows 10000 status %s owner 0 lease_until 0 written_at 1764800000000\n", prefix, id, r, r * 10000, (r + 1) * 10000, r * 10000 + written, written, done
     }
   }
 }' | redis --pipe >/dev/null
