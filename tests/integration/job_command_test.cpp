@@ -165,7 +165,8 @@ TEST_P(JobCommandTest, BadIdsMissingJobsAndSinksWithoutJobsGetOneLineAndExit2) {
 TEST_P(JobCommandTest, AJobFileNamesTheSinkAndTheJob) {
     ASSERT_EQ(run_rowpump(backfill_args()).exit_code, 0);
     const std::string path = temp_file("job.yaml");
-    std::ofstream(path) << "source:\n  table: " << table_ << "\nsink:\n  uri: " << sink_uri() << "\n  queue: '"
+    std::ofstream(path) << "source:\n  mysql: " << mysql_url_ << "\n  table: " << table_ << "\nsink:\n  uri: "
+                        << sink_uri() << "\n  queue: '"
                         << queue_ << "'\njob_id: " << job_id_ << "\n";
     const CliRun shown_by_file = run_rowpump({"job", "show", path});
     ASSERT_EQ(shown_by_file.exit_code, 0) << shown_by_file.describe();
