@@ -6,7 +6,7 @@
 # client's and each server's CPU (bench/lib/measure.sh). Prints a markdown report to stdout; the jobs are
 # removed at the end.
 #
-#   flock /tmp/rowpump-build.lock bash bench/job_list.sh > bench/results/job_list.md
+#   flock /tmp/rowpump-build.lock bash bench/job_list.sh   # (redirect it into a file under bench/results)
 #
 # Environment: ROWPUMP_MYSQL_URL, ROWPUMP_REDIS_URL, ROWPUMP_BIN (build/rowpump), BENCH_JOBS (1000),
 # BENCH_RANGES (8), BENCH_RUNS (5).
