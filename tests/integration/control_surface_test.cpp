@@ -8,6 +8,7 @@
 //  - --throttle-query and --throttle-http: reading waits while the query says so, or while the throttler
 //    does not answer 200;
 //  - --progress-interval: a line every interval; a bad value is one line and exit 2.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
