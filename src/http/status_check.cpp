@@ -60,7 +60,10 @@ StatusUrl parse_status_url(const std::string& url, const std::string& flag) {
     parsed.target = slash == std::string::npos ? "/" : rest.substr(slash);
     if (parsed.target[0] == '?') parsed.target = "/" + parsed.target;
     if (authority.empty() || authority.find('@') != std::string::npos) throw bad("no host (and no user:password@)");
-    const std::size_t colon = authority.rfind(':');
+    // [v6]:PORT keeps its colons inside the brackets.
+    const std::size_t bracket = authority[0] == '[' ? authority.find(']') : std::string::npos;
+    if (authority[0] == '[' && bracket == std::string::npos) throw bad("no ']' after an IPv6 address");
+    const std::size_t colon = authority.find(':', bracket == std::string::npos ? 0 : bracket);
     parsed.host = authority.substr(0, colon);
     if (colon != std::string::npos) {
         const std::string port = authority.substr(colon + 1);

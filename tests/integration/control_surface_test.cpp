@@ -172,8 +172,14 @@ TEST_F(ControlSurfaceTest, PostMaxLoadHoldsReadingUntilTheLimitIsLifted) {
     // Threads_running counts the probe's own statement: always at least 1, so a limit of 0 holds reading.
     const CurlAnswer set = curl_post(port, "/max-load?value=Threads_running=0");
     ASSERT_EQ(set.status, 200) << set.body;
-    const Status held = wait_until_held(port, "throttled", 2);
+    // Held mid-run: the pages already past the gate land, then nothing is being written.
+    const Status held = wait_for_status(port, 10s, [](const Status& s) {
+        return s.state == "throttled" && s.pages_writing == 0 && s.pages_waiting_for_rate == 0;
+    });
+    ASSERT_EQ(held.state, "throttled") << held.reason;
+    EXPECT_EQ(held.pages_writing, 0);
     EXPECT_NE(held.reason.find("load Threads_running"), std::string::npos) << held.reason;
+    EXPECT_EQ(status(port).rows_written, held.rows_written) << "nothing lands while it is held";
     EXPECT_EQ(status_member(port, "max_load"), "\"Threads_running=0\"");
     EXPECT_EQ(metric(port, "rowpump_max_load{variable=\"Threads_running\"}"), 0);
     EXPECT_EQ(metric(port, "rowpump_state{state=\"throttled\"}"), 1);
