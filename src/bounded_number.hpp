@@ -29,5 +29,8 @@ constexpr double max_user_seconds = 10.0 * 365 * 86400;
 // A rate below 1 row/s is no backfill; above 1e9 is no cap.
 constexpr NumberBounds rate_bounds{1, 1e9, true};
 constexpr NumberBounds max_lag_bounds{0.001, max_user_seconds, false};
+// Seconds between progress lines (--progress-interval; 0: none). A run reports its progress once a second,
+// so a line comes at most that often.
+constexpr NumberBounds progress_interval_bounds{1, max_user_seconds, true};
 
 }  // namespace rowpump

@@ -61,6 +61,9 @@ struct JobSpec {
     // LOCK TABLES ... READ (docs/tls-and-session.md: what it costs). A lost reader connection fails the
     // run, since its snapshot cannot be taken again. Not with a job id or follow.
     bool consistent_snapshot = false;
+    // The command line's progress lines when stderr is not a terminal: one every this many seconds (0:
+    // none). The library calls JobControl::on_progress about once a second whatever this says.
+    double progress_interval_seconds = 10;
 };
 
 // Loads a YAML job file. `overrides` are "path=value" pairs (source.page_size=500) applied before

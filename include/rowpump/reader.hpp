@@ -1,6 +1,7 @@
 #pragma once
 // Where a page is read: deep pagination without OFFSET. Plan once (introspection and validation, no
 // rows read), then let one PageReader per worker walk its key range a page at a time.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,9 @@ struct ReadSpec {
     // its payloads (a backfill's peak RSS is about 30 MB with 5000-row pages, 45 MB with 10,000, 65 MB
     // with 20,000).
     std::size_t max_page_size = 10'000;
+    // While it points at a value above 0, every page has that many rows and adaptive sizing waits (a run's
+    // POST /page-size sets it); the run that set it owns it.
+    const std::atomic<std::size_t>* page_size_override = nullptr;
     // The server stops a page query that runs longer (max_statement_time): a page is meant to take a
     // fraction of a second, and one that runs for minutes holds an undo snapshot on the server. The
     // reader's socket waits this long plus a margin, so a slow page is not mistaken for a frozen server.

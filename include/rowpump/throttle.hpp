@@ -28,11 +28,18 @@ struct ThrottleSpec {
     std::vector<LoadLimit> max_load;       // pause while any is over its limit
     std::vector<LoadLimit> critical_load;  // stop (exit 3, resumable with a job id) when one stays over
     std::string pause_file;                // pause while this file exists
+    std::string stop_file;                 // stop (exit 3, resumable with a job id) once this file exists
+    // Throttle while this SQL, run on the source server about once a second, returns a first cell that is
+    // not 0 (or fails), as gh-ost's --throttle-query.
+    std::string throttle_query;
+    // Throttle while a GET of this http:// URL, about once a second, does not answer 200 (freno, as gh-ost's
+    // --throttle-http).
+    std::string throttle_http;
     std::string http;                      // HOST:PORT of the status and control endpoint; empty: none
 
     bool any() const {
         return !replicas.empty() || !max_load.empty() || !critical_load.empty() || !pause_file.empty() ||
-               !http.empty();
+               !stop_file.empty() || !throttle_query.empty() || !throttle_http.empty() || !http.empty();
     }
 };
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checkpoint/job_admin.hpp"
 #include "checkpoint/job_store.hpp"
 #include "queue/queue_admin.hpp"
 #include "queue/queue_consumer.hpp"
@@ -67,6 +68,9 @@ public:
     virtual void check_sink(const SinkSpec& spec) const { make_sink(spec); }
     // The job store beside the queue. Only called when traits().keeps_jobs.
     virtual std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const;
+    // The jobs kept there, for `rowpump job`; connects at once. `state_prefix`: where a Redis store keeps
+    // them. Only called when traits().keeps_jobs.
+    virtual std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& spec, const std::string& state_prefix) const;
 
     // The consumer side: only called when traits().takes_queue (the defaults throw UsageError).
     // `source` with its connection typed: the URL read (a password from the environment when it has none),

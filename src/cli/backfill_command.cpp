@@ -67,7 +67,8 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
     add_schema_options(*command, {{resume, options.resume}, {follow, options.follow},
                                   {consistent_snapshot, options.consistent_snapshot},
                                   {lease_timeout, options.lease_timeout_seconds}, {dry_run, options.dry_run},
-                                  {summary_json, options.summary_json}});
+                                  {summary_json, options.summary_json},
+                                  {progress_interval, options.progress_interval_seconds}});
     return command;
 }
 
@@ -128,6 +129,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.follow = options.follow;
     spec.consistent_snapshot = options.consistent_snapshot;
     spec.lease_timeout = std::chrono::seconds(options.lease_timeout_seconds);
+    spec.progress_interval_seconds = options.progress_interval_seconds;
     return spec;
 }
 

@@ -49,6 +49,7 @@ struct BackfillOptions {
     std::size_t lease_timeout_seconds = 60;
     bool dry_run = false;
     std::string summary_json;
+    double progress_interval_seconds = JobSpec{}.progress_interval_seconds;
 };
 
 CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options);

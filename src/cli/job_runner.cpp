@@ -34,7 +34,7 @@ int print_plan(const JobSpec& spec) {
 int run_with_progress(const JobSpec& spec, const std::string& summary_json) {
     std::optional<SummaryFile> summary_file;
     if (!summary_json.empty()) summary_file.emplace(summary_json);
-    ProgressBar progress;
+    ProgressBar progress(spec.progress_interval_seconds);
     JobControl control;
     control.stop = &install_stop_signals(backfill_stop_message, backfill_second_stop_message);
     control.on_progress = [&progress](const JobProgress& update) { progress.update(update); };

@@ -15,6 +15,7 @@
 
 #include "cli/backfill_command.hpp"
 #include "cli/explain_command.hpp"
+#include "cli/job_command.hpp"
 #include "cli/partition_command.hpp"
 #include "cli/queue_command.hpp"
 #include "cli/run_command.hpp"
@@ -118,6 +119,7 @@ int main(int argc, char** argv) {
                "  rowpump read --table orders --limit 10\n"
                "  rowpump backfill --table orders --sink redis://127.0.0.1:6379/0 --queue orders --workers 4\n"
                "  rowpump run jobs/redis_backfill.yaml --resume\n"
+               "  rowpump job list --sink redis://127.0.0.1:6379/0\n"
                "Run 'rowpump COMMAND --help' for the flags of each command.\n"
                "Exit codes: 0 done, 1 failure, 2 bad usage/config/input (nothing written), 3 interrupted "
                "(resumable), 4 queue consume --until-empty drained the queue but tasks went dead.");
@@ -138,6 +140,8 @@ int main(int argc, char** argv) {
     CLI::App* explain_command = rowpump::cli::setup_explain(app, explain);
     rowpump::cli::QueueOptions queue;
     CLI::App* queue_command = rowpump::cli::setup_queue(app, queue);
+    rowpump::cli::JobCommandOptions job;
+    CLI::App* job_command = rowpump::cli::setup_job(app, job);
 
     app.parse_complete_callback([&] {
         using rowpump::LogLevel;
@@ -160,6 +164,7 @@ int main(int argc, char** argv) {
         else if (run_command->parsed()) code = rowpump::cli::run_run(run);
         else if (explain_command->parsed()) code = rowpump::cli::run_explain(explain);
         else if (queue_command->parsed()) code = rowpump::cli::run_queue(*queue_command, queue);
+        else if (job_command->parsed()) code = rowpump::cli::run_job_command(*job_command, job);
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_error_line(error.what(), given_passwords));
         code = static_cast<int>(error.exit_code());

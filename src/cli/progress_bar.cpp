@@ -21,7 +21,8 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
-ProgressBar::ProgressBar() : terminal_(isatty(STDERR_FILENO) == 1), last_line_(std::chrono::steady_clock::now()) {}
+ProgressBar::ProgressBar(double interval_seconds)
+    : terminal_(isatty(STDERR_FILENO) == 1), interval_(interval_seconds), last_line_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(const JobProgress& progress) {
     if (!log().should_log(spdlog::level::info)) return;  // -q: errors only
@@ -41,9 +42,11 @@ void ProgressBar::update(const JobProgress& progress) {
                      progress.throttle.empty() ? "" : " | ", progress.throttle.c_str());
         drawn_ = true;
     } else {
-        // A line every 10 s, and one at once when the throttle starts or stops holding the copy.
+        // A line every interval (--progress-interval, 10 s by default), and one at once when the throttle
+        // starts or stops holding the copy; none at all with an interval of 0.
+        if (interval_.count() <= 0) return;
         const auto now = std::chrono::steady_clock::now();
-        if (now - last_line_ < std::chrono::seconds(10) && progress.throttle == last_throttle_) return;
+        if (now - last_line_ < interval_ && progress.throttle == last_throttle_) return;
         last_line_ = now;
         last_throttle_ = progress.throttle;
         std::fprintf(stderr, "rowpump: progress: %llu of ~%llu rows (%.1f%%), %.0f rows/s, ETA %s%s%s\n",

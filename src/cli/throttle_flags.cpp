@@ -13,7 +13,8 @@ void add_throttle_flags(CLI::App& command, ThrottleFlags& flags) {
     add_schema_options(command, {{replica, flags.replicas}, {max_lag, flags.max_lag_seconds},
                                  {lag_query, flags.lag_query}, {max_load, flags.max_load},
                                  {critical_load, flags.critical_load}, {pause_file, flags.pause_file},
-                                 {http, flags.http}});
+                                 {stop_file, flags.stop_file}, {throttle_query, flags.throttle_query},
+                                 {throttle_http, flags.throttle_http}, {http, flags.http}});
 }
 
 ThrottleSpec throttle_spec(const ThrottleFlags& flags) {
@@ -33,6 +34,9 @@ ThrottleSpec throttle_spec(const ThrottleFlags& flags) {
     if (!flags.critical_load.empty())
         spec.critical_load = parse_load_limits(flags.critical_load, config::spelled(OptionId::critical_load, Spelling::cli));
     spec.pause_file = flags.pause_file;
+    spec.stop_file = flags.stop_file;
+    spec.throttle_query = flags.throttle_query;
+    spec.throttle_http = flags.throttle_http;
     spec.http = flags.http;
     return spec;
 }

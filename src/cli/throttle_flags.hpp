@@ -16,6 +16,9 @@ struct ThrottleFlags {
     std::string max_load;
     std::string critical_load;
     std::string pause_file;
+    std::string stop_file;
+    std::string throttle_query;
+    std::string throttle_http;
     std::string http;
 };
 

@@ -161,9 +161,20 @@ std::vector<OptionSpec> run_options() {
         text(critical_load, "--critical-load", "throttle.critical_load",
              "Stop (exit 3; resumable with --job-id) when a numeric global status value stays over: VAR=N[,VAR=N]"),
         text(pause_file, "--pause-file", "throttle.pause_file", "Pause while this file exists"),
+        text(stop_file, "--stop-file", "throttle.stop_file",
+             "Stop cleanly once this file exists (exit 3; resumable with --job-id), as pt-archiver's --sentinel"),
+        text(throttle_query, "--throttle-query", "throttle.query",
+             "SQL run on the source server about once a second: reading pauses while its first cell is not 0 "
+             "(or it fails), as gh-ost's --throttle-query"),
+        text(throttle_http, "--throttle-http", "throttle.http_check",
+             "http://HOST[:PORT]/PATH asked about once a second: reading pauses while it does not answer 200 "
+             "(a throttler such as freno, as gh-ost's --throttle-http)"),
         text(http, "--http", "throttle.http",
-             "Serve /status, /metrics and POST /pause, /resume, /rate, /max-lag on HOST:PORT (PORT alone: "
-             "127.0.0.1; no authentication: see docs/throttling.md)"),
+             "Serve /status, /metrics and POST /pause, /resume, /stop, /rate, /max-lag, /max-load, /page-size on "
+             "HOST:PORT (PORT alone: 127.0.0.1; no authentication: see docs/throttling.md)"),
+        real(progress_interval, "--progress-interval", "progress_interval",
+             "Seconds between progress lines when stderr is not a terminal, at least 1 (0: none)", progress_interval_bounds,
+             JobSpec{}.progress_interval_seconds),
         text(job_id, "--job-id", "job_id",
              "Exactly once: keep each range's checkpoint beside the queue (redis or mysql sink); processes given the "
              "same job id share the work. Its state lives beside the queue: rows of rowpump_jobs / "

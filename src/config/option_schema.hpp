@@ -22,7 +22,8 @@ enum class OptionId {
     // partitions and workers
     partitions, partition_strategy, workers,
     // limits and throttle
-    rate, high_water, replica, max_lag, lag_query, max_load, critical_load, pause_file, http,
+    rate, high_water, replica, max_lag, lag_query, max_load, critical_load, pause_file, stop_file, throttle_query,
+    throttle_http, http, progress_interval,
     // the job
     job_id, resume, follow, lease_timeout,
     // the commands' own options, not of a job file (config/command_options.cpp, config/queue_options.cpp)

@@ -102,7 +102,8 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     origin.overrides = job::apply_overrides(root, overrides, path);
 
     const job::Section job = job::Field(origin, root, "").section(
-        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow", "throttle"});
+        {"job_id", "source", "partitions", "workers", "sink", "limits", "lease_timeout", "follow", "throttle",
+         "progress_interval"});
     JobSpec spec;
     if (auto job_id = job.given("job_id")) {
         // `job_id:` or `--set job_id=$JOB` with JOB empty gives no id: read as "no job", the run would go on
@@ -123,6 +124,7 @@ JobSpec load_job(const std::string& path, const std::vector<std::string>& overri
     std::uint64_t lease_timeout = 0;
     if (read_option(job, OptionId::lease_timeout, lease_timeout)) spec.lease_timeout = std::chrono::seconds(lease_timeout);
     read_option(job, OptionId::follow, spec.follow);
+    read_option(job, OptionId::progress_interval, spec.progress_interval_seconds);
     // The rules between options, as run_job checks them, here too so that the error names the line.
     job::at_option(origin, root, [&] { config::check_job_options(spec); });
     return spec;

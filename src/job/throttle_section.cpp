@@ -38,6 +38,9 @@ void read_throttle(const Field& field, ThrottleSpec& spec) {
         spec.critical_load =
             checked(*critical_load, [&] { return parse_load_limits(critical_load->text(), "critical_load"); });
     read_option(throttle, OptionId::pause_file, spec.pause_file);
+    read_option(throttle, OptionId::stop_file, spec.stop_file);
+    read_option(throttle, OptionId::throttle_query, spec.throttle_query);
+    read_option(throttle, OptionId::throttle_http, spec.throttle_http);
     read_option(throttle, OptionId::http, spec.http);
 }
 

@@ -2,6 +2,7 @@
 // Adapts the page size to a target time per page: big enough that round trips do not dominate, small
 // enough that a page never holds a lock, a connection or memory for long.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 
@@ -12,16 +13,20 @@ namespace rowpump {
 class PageSizer {
 public:
     explicit PageSizer(const ReadSpec& spec)
-        : size_(spec.page_size), min_(spec.min_page_size), max_(spec.max_page_size), target_(spec.target_page_time) {
+        : size_(spec.page_size), min_(spec.min_page_size), max_(spec.max_page_size), target_(spec.target_page_time),
+          override_(spec.page_size_override) {
         if (adaptive()) size_ = std::clamp(size_, min_, max_);
     }
 
-    std::size_t size() const { return size_; }
+    std::size_t size() const {
+        const std::size_t set = override_ ? override_->load() : 0;
+        return set > 0 ? set : size_;
+    }
 
     // After a page of `rows` took `elapsed`: move toward the target, at most doubling or halving at once
     // so one slow page (a cold cache, a lock) does not swing the size.
     void observe(std::size_t rows, std::chrono::steady_clock::duration elapsed) {
-        if (!adaptive() || rows < size_) return;
+        if (!adaptive() || rows < size_ || (override_ && override_->load() > 0)) return;
         const double seconds = std::chrono::duration<double>(elapsed).count();
         const double target = std::chrono::duration<double>(target_).count();
         const double factor = std::clamp(seconds > 0 ? target / seconds : 2.0, 0.5, 2.0);
@@ -34,6 +39,7 @@ private:
     std::size_t min_;
     std::size_t max_;
     std::chrono::milliseconds target_;
+    const std::atomic<std::size_t>* override_;
 };
 
 }  // namespace rowpump

@@ -138,7 +138,9 @@ Prepared prepare(const JobSpec& spec, const JobControl& control) {
     // A stop must also end a wait on a Redis server that stopped answering (the sink's, the job store's).
     if (control.stop) prepared.spec.sink.stop = control.stop;
     apply_worker_format(prepared.spec);
-    prepared.plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
+    ReadPlan plan = plan_job_read(spec);
+    plan.spec.page_size_override = prepared.gate->page_size_override();  // POST /page-size
+    prepared.plan = std::make_shared<const ReadPlan>(std::move(plan));
     prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);

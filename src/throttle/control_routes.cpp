@@ -7,11 +7,13 @@
 #include <cstdio>
 
 #include "bounded_number.hpp"
+#include "config/option_error.hpp"
 #include "config/option_schema.hpp"
 
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
 #include "retry.hpp"
+#include "rowpump/error.hpp"
 #include "throttle/throttle_gate.hpp"
 
 namespace rowpump::throttle {
@@ -75,6 +77,12 @@ http::Response status(ThrottleGate& gate) {
     member(json, "reason", view.reason);
     member(json, "rate_limit", view.rate_limit);
     member(json, "max_lag_seconds", view.max_lag_seconds);
+    member(json, "max_load", view.max_load);
+    member(json, "page_size", std::uint64_t{view.page_size});
+    member(json, "stop_file", view.stop_file);
+    member(json, "throttle_query", view.throttle_query);
+    member(json, "throttle_http", view.throttle_http);
+    member(json, "stop_reason", view.stop_reason);
     if (view.run) {
         const Pace run_pace = pace(view.run->progress);
         member(json, "rows_written", view.run->progress.rows_written);
@@ -126,6 +134,11 @@ http::Response status(ThrottleGate& gate) {
     return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()) + "\n"};
 }
 
+// The limits as the gate shows them, which it parsed itself: never malformed.
+std::vector<LoadLimit> parse_load_limits_or_none(const std::string& text) {
+    return text.empty() ? std::vector<LoadLimit>{} : parse_load_limits(text, "max_load");
+}
+
 http::Response metrics_page(ThrottleGate& gate) {
     const GateView view = gate.view();
     const auto& counters = metrics::run_counters();
@@ -141,7 +154,7 @@ http::Response metrics_page(ThrottleGate& gate) {
     counter("rowpump_retries_total", "Transient MySQL and Redis failures that were retried.", retries_total());
 
     page.family("rowpump_throttled_seconds_total", "counter", "Seconds reading was held, by reason.");
-    for (const char* reason : {"replica_lag", "load", "pause_file", "paused"}) {
+    for (const char* reason : {"replica_lag", "load", "pause_file", "paused", "throttle_query", "throttle_http"}) {
         const auto held = view.held_seconds.find(reason);
         page.sample("rowpump_throttled_seconds_total", held == view.held_seconds.end() ? 0 : held->second,
                     {{"reason", reason}});
@@ -161,6 +174,18 @@ http::Response metrics_page(ThrottleGate& gate) {
     page.sample("rowpump_max_lag_seconds", view.max_lag_seconds);
     page.family("rowpump_rate_limit_rows_per_second", "gauge", "The rate cap; 0: none.");
     page.sample("rowpump_rate_limit_rows_per_second", view.rate_limit);
+    page.family("rowpump_page_size_rows", "gauge", "The page size set by POST /page-size; 0: the run's own.");
+    page.sample("rowpump_page_size_rows", static_cast<double>(view.page_size));
+    page.family("rowpump_max_load", "gauge", "Each --max-load limit (POST /max-load changes them).");
+    for (const LoadLimit& limit : parse_load_limits_or_none(view.max_load))
+        page.sample("rowpump_max_load", limit.limit, {{"variable", limit.variable}});
+    page.family("rowpump_stop_requested", "gauge",
+                "1 once a stop was asked for (POST /stop, --stop-file, --critical-load): the run is stopping.");
+    page.sample("rowpump_stop_requested", view.stop_reason.empty() ? 0 : 1);
+    page.family("rowpump_throttle_checks", "gauge", "1 for each external throttle check in use, by kind.");
+    page.sample("rowpump_throttle_checks", view.throttle_query.empty() ? 0 : 1, {{"check", "throttle_query"}});
+    page.sample("rowpump_throttle_checks", view.throttle_http.empty() ? 0 : 1, {{"check", "throttle_http"}});
+    page.sample("rowpump_throttle_checks", view.stop_file.empty() ? 0 : 1, {{"check", "stop_file"}});
 
     std::size_t done = 0;
     std::size_t pending = 0;
@@ -202,6 +227,34 @@ std::string number_text(double value) {
 
 http::Response text(int code, const std::string& body) { return {code, "text/plain", body + "\n"}; }
 
+// ?value=N, a whole number within --page-size's bounds.
+http::Response page_size(ThrottleGate& gate, const http::Request& request) {
+    const config::OptionSpec& spec = config::option(OptionId::page_size);
+    const NumberBounds bounds{static_cast<double>(spec.whole.min), static_cast<double>(spec.whole.max), false};
+    const Value value = value_parameter(request, bounds, OptionId::page_size);
+    if (!value.number || *value.number != std::floor(*value.number))
+        return text(400, value.problem.empty() ? request.path + " needs a whole number of rows (as --page-size)"
+                                               : value.problem);
+    gate.set_page_size(static_cast<std::size_t>(*value.number));
+    return text(200, "page size " + number_text(*value.number) + " rows from the next page on");
+}
+
+// ?value=VAR=N[,VAR=N] (or empty: no limit), read and checked against the server as --max-load is.
+http::Response max_load(ThrottleGate& gate, const http::Request& request) {
+    const std::vector<std::string> values = request.values("value");
+    if (values.size() != 1)
+        return text(400, request.path + " needs ?value=VAR=N[,VAR=N] once (as --max-load), e.g. "
+                                        "?value=Threads_running=25; an empty value removes the limits");
+    try {
+        gate.set_max_load(values[0]);
+    } catch (const config::OptionError& error) {
+        return text(400, error.render(config::Spelling::cli));
+    } catch (const Error& error) {
+        return text(400, error.what());
+    }
+    return text(200, values[0].empty() ? "max load: none" : "max load " + values[0]);
+}
+
 }  // namespace
 
 http::Response handle_control(ThrottleGate& gate, const http::Request& request) {
@@ -217,6 +270,12 @@ http::Response handle_control(ThrottleGate& gate, const http::Request& request) 
         gate.resume();
         return text(200, "resumed");
     }
+    if (request.path == "/stop" && post) {
+        gate.stop("stop requested over HTTP (POST /stop)");
+        return text(200, "stopping: the pages read are written, then the run exits 3 (resumable with a job id)");
+    }
+    if (request.path == "/page-size" && post) return page_size(gate, request);
+    if (request.path == "/max-load" && post) return max_load(gate, request);
     if (request.path == "/rate" && post) {
         const Value value = value_parameter(request, rate_bounds, OptionId::rate);
         if (!value.number) return text(400, value.problem);
@@ -230,7 +289,8 @@ http::Response handle_control(ThrottleGate& gate, const http::Request& request) 
         return text(200, "max lag " + number_text(*value.number) + " s");
     }
     return text(404, "no such endpoint: " + request.method + " " + request.path +
-                         " (GET /status, GET /metrics, POST /pause, /resume, /rate?value=N, /max-lag?value=S)");
+                         " (GET /status, GET /metrics, POST /pause, /resume, /stop, /rate?value=N, /max-lag?value=S, "
+                         "/max-load?value=VAR=N[,VAR=N], /page-size?value=N)");
 }
 
 }  // namespace rowpump::throttle

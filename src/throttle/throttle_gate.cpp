@@ -4,9 +4,11 @@
 #include <filesystem>
 
 #include "config/option_error.hpp"
+#include "config/option_schema.hpp"
 #include "http/http_server.hpp"
 #include "log.hpp"
 #include "throttle/control_routes.hpp"
+#include "throttle/external_checks.hpp"
 #include "throttle/heartbeat.hpp"
 #include "throttle/replica_lag.hpp"
 #include "throttle/server_load.hpp"
@@ -23,6 +25,17 @@ constexpr auto look_interval = std::chrono::milliseconds(100);
 constexpr auto keep_alive_interval = std::chrono::seconds(1);
 // A critical load must still be there this long after it was first seen: one spike does not stop a run.
 constexpr auto critical_recheck = std::chrono::seconds(1);
+
+// "Threads_running=25,Threads_connected=400", as the limits were given.
+std::string limits_text(const std::vector<LoadLimit>& limits) {
+    std::string text;
+    for (const auto& limit : limits) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%g", limit.limit);
+        text += (text.empty() ? "" : ",") + limit.variable + "=" + number;
+    }
+    return text;
+}
 
 std::string seconds_text(double seconds) {
     char text[32];
@@ -44,7 +57,8 @@ std::string to_string(GateState state) {
 
 ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary, double rate, SteadyNow now)
     : spec_(spec), now_(std::move(now)), rate_(rate, now_),
-      max_lag_(std::chrono::duration<double>(spec.max_lag).count()) {
+      max_lag_(std::chrono::duration<double>(spec.max_lag).count()), primary_(primary),
+      max_load_text_(limits_text(spec.max_load)) {
     if (!spec_.any()) return;
     if (spec_.max_lag.count() <= 0)
         throw config::OptionError({config::OptionId::max_lag, " must be more than 0 seconds"});
@@ -57,13 +71,17 @@ ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary
         replicas_.push_back(std::make_unique<throttle::ReplicaProbe>(replica, spec_.lag_query));
     }
     load_ = std::make_unique<throttle::LoadProbe>(primary, spec_.max_load, spec_.critical_load);
+    if (!spec_.throttle_query.empty())
+        throttle_query_ = std::make_unique<throttle::ThrottleQuery>(primary, spec_.throttle_query);
+    if (!spec_.throttle_http.empty()) throttle_http_ = std::make_unique<throttle::ThrottleHttp>(spec_.throttle_http);
     look();
     // The endpoint before the watcher: a bad --http address throws here, and no thread runs yet to be
     // destroyed joinable (which aborted the process).
     if (!spec_.http.empty())
         http_ = std::make_unique<http::Server>(
             spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); },
-            "status and control (/status, /metrics, POST /pause, /resume, /rate, /max-lag)");
+            "status and control (/status, /metrics, POST /pause, /resume, /stop, /rate, /page-size, /max-load, "
+            "/max-lag)");
     watcher_ = std::thread([this] { watch(); });
 }
 
@@ -103,6 +121,8 @@ std::unique_ptr<ThrottleGate::Pass> ThrottleGate::attach(std::atomic<bool>& halt
     halt_ = &halt;
     wake_ = std::move(wake);
     run_view_ = std::move(view);
+    // Stopped before this pass began (POST /stop, the stop file): it starts stopped.
+    if (!stop_reason_.empty()) halt.store(true);
     return std::make_unique<Pass>(*this);
 }
 
@@ -125,6 +145,37 @@ void ThrottleGate::resume() {
     paused_.store(false);
     std::lock_guard lock(mutex_);
     decide(now_());
+}
+
+void ThrottleGate::stop(const std::string& reason) {
+    std::lock_guard lock(mutex_);
+    if (!stop_reason_.empty() || !critical_stop_.empty()) return;
+    stop_reason_ = reason;
+    log().warn("{}: stopping cleanly (the pages read are written); with --job-id, run the same command again to resume",
+               reason);
+    if (halt_) {
+        halt_->store(true);
+        if (wake_) wake_();
+    }
+    decide(now_());
+}
+
+void ThrottleGate::set_max_load(const std::string& limits) {
+    std::vector<LoadLimit> parsed =
+        limits.empty() ? std::vector<LoadLimit>{} : parse_load_limits(limits, config::option(config::OptionId::max_load).cli);
+    // A new probe checks the names against the server, as the flag's did; the old one stays on failure.
+    auto probe = std::make_unique<throttle::LoadProbe>(primary_, parsed, spec_.critical_load);
+    {
+        std::lock_guard look_lock(look_mutex_);
+        load_ = std::move(probe);
+    }
+    {
+        std::lock_guard lock(mutex_);
+        max_load_text_ = limits_text(parsed);
+        look_now_ = true;
+    }
+    log().info("max load now {}", parsed.empty() ? "none" : limits_text(parsed));
+    changed_.notify_all();
 }
 
 void ThrottleGate::set_max_lag(double seconds) {
@@ -172,7 +223,13 @@ void ThrottleGate::look() {
     readings.load_over = load.over;
     std::error_code error;
     readings.pause_file = !spec_.pause_file.empty() && std::filesystem::exists(spec_.pause_file, error);
+    readings.stop_file = !spec_.stop_file.empty() && std::filesystem::exists(spec_.stop_file, error);
+    // Asked at most once a second each (external_checks.hpp), on the real clock: they are other servers.
+    const auto real_now = std::chrono::steady_clock::now();
+    if (throttle_query_) readings.throttle_query = throttle_query_->check(real_now);
+    if (throttle_http_) readings.throttle_http = throttle_http_->check(real_now);
 
+    if (readings.stop_file) stop("stop file " + spec_.stop_file + " exists");
     std::lock_guard lock(mutex_);
     const auto now = now_();
     note_critical(critical.over, now);
@@ -189,9 +246,11 @@ void ThrottleGate::decide(clock::time_point now) {
     if (readings_.pause_file) holding.push_back("pause_file");
     if (!readings_.lag_reason.empty()) holding.push_back("replica_lag");
     if (readings_.load_over) holding.push_back("load");
-    if (!critical_stop_.empty() || (halt_ && halt_->load())) {
+    if (readings_.throttle_query) holding.push_back("throttle_query");
+    if (readings_.throttle_http) holding.push_back("throttle_http");
+    if (!critical_stop_.empty() || !stop_reason_.empty() || (halt_ && halt_->load())) {
         state = GateState::stopping;
-        reason = critical_stop_.empty() ? "stop requested" : critical_stop_;
+        reason = !critical_stop_.empty() ? critical_stop_ : !stop_reason_.empty() ? stop_reason_ : "stop requested";
         holding.clear();
     } else if (paused_.load()) {
         state = GateState::paused;
@@ -205,6 +264,12 @@ void ThrottleGate::decide(clock::time_point now) {
     } else if (readings_.load_over) {
         state = GateState::throttled;
         reason = "load " + *readings_.load_over;
+    } else if (readings_.throttle_query) {
+        state = GateState::throttled;
+        reason = *readings_.throttle_query;
+    } else if (readings_.throttle_http) {
+        state = GateState::throttled;
+        reason = "throttler " + *readings_.throttle_http;
     }
     // The time since the last decision goes to what held the copy then.
     if (last_look_ != clock::time_point{} && now > last_look_) {
@@ -257,7 +322,13 @@ GateView ThrottleGate::view() {
         view.reason = reason_;
         view.replicas = replica_views_;
         view.held_seconds = held_seconds_;
+        view.max_load = max_load_text_;
+        view.stop_reason = !critical_stop_.empty() ? critical_stop_ : stop_reason_;
     }
+    view.page_size = page_size_.load();
+    view.stop_file = spec_.stop_file;
+    view.throttle_query = spec_.throttle_query;
+    view.throttle_http = spec_.throttle_http;
     view.workers_held = workers_held_.load();
     view.pages_held = pages_held_.load();
     view.pages_writing = pages_writing_.load();

@@ -32,6 +32,8 @@ namespace throttle {
 class HeartbeatWriter;
 class ReplicaProbe;
 class LoadProbe;
+class ThrottleQuery;
+class ThrottleHttp;
 }  // namespace throttle
 
 enum class GateState { running, paused, throttled, stopping };
@@ -54,13 +56,20 @@ struct GateView {
     GateState state = GateState::running;
     std::string reason;  // why it is not running; empty while it is
     std::vector<ReplicaView> replicas;
-    std::map<std::string, double> held_seconds;  // by reason: replica_lag, load, pause_file, paused
+    std::map<std::string, double> held_seconds;  // by reason: replica_lag, load, pause_file, paused, throttle_query,
+                                                 // throttle_http
     int workers_held = 0;  // workers waiting at the closed gate before they read their next page
     int pages_held = 0;  // pages read and waiting at the closed gate before they are written
     int pages_writing = 0;  // pages past the gate, being written now
     int pages_waiting_for_rate = 0;  // pages waiting for their turn under the rate cap
     double rate_limit = 0;
     double max_lag_seconds = 0;
+    std::string max_load;        // "Threads_running=25" as given (--max-load, POST /max-load); empty: none
+    std::size_t page_size = 0;   // set by POST /page-size; 0: the run's own (adaptive) size
+    std::string stop_file;       // --stop-file; empty: none
+    std::string throttle_query;  // --throttle-query; empty: none
+    std::string throttle_http;   // --throttle-http; empty: none
+    std::string stop_reason;     // why the run is stopping (POST /stop, the stop file, a critical load)
     std::optional<RunView> run;
 };
 
@@ -131,8 +140,18 @@ public:
 
     void pause();
     void resume();
+    // A clean stop, as SIGTERM: no page is read after it, the pages read are written, the run exits 3
+    // (interrupted; resumable with a job id). POST /stop and the stop file.
+    void stop(const std::string& reason);
     void set_max_lag(double seconds);
     void set_rate(double rows_per_second) { rate_.set_rate(rows_per_second); }
+    // New --max-load limits ("Threads_running=25,..."; empty: none), checked against the server as the flag
+    // is. Throws UsageError (config::OptionError) for a bad one, and then keeps the old limits.
+    void set_max_load(const std::string& limits);
+    // Every page after this has `rows` rows (adaptive sizing no longer moves it); the readers read it
+    // through page_size_override().
+    void set_page_size(std::size_t rows) { page_size_.store(rows); }
+    const std::atomic<std::size_t>* page_size_override() const { return &page_size_; }
 
     GateView view();
     // For progress lines: "throttled: replica 127.0.0.1:3307 lag 3.2 s > 1.5 s"; empty while running.
@@ -144,6 +163,9 @@ private:
         std::string lag_reason;  // empty: no replica lags
         std::optional<std::string> load_over;
         bool pause_file = false;
+        std::optional<std::string> throttle_query;  // why the throttle query holds reading
+        std::optional<std::string> throttle_http;
+        bool stop_file = false;
     };
 
     void wait_until_open(std::atomic<int>& waiting, const std::atomic<bool>& stop,
@@ -163,10 +185,14 @@ private:
     std::atomic<int> pages_writing_{0};
     std::atomic<double> max_lag_;
     std::atomic<bool> paused_{false};
+    std::atomic<std::size_t> page_size_{0};
+    MySqlOptions primary_;
 
     std::unique_ptr<throttle::HeartbeatWriter> heartbeat_;
     std::vector<std::unique_ptr<throttle::ReplicaProbe>> replicas_;
     std::unique_ptr<throttle::LoadProbe> load_;
+    std::unique_ptr<throttle::ThrottleQuery> throttle_query_;
+    std::unique_ptr<throttle::ThrottleHttp> throttle_http_;
 
     std::mutex look_mutex_;  // one look at a time: the probes' connections are not shared
     std::mutex view_mutex_;  // held while run_view_ runs, so that a pass cannot end under it
@@ -182,6 +208,8 @@ private:
     std::chrono::steady_clock::time_point last_look_{};
     std::optional<std::chrono::steady_clock::time_point> critical_since_;
     std::string critical_stop_;  // non-empty once a critical load stopped the run
+    std::string stop_reason_;    // non-empty once POST /stop or the stop file stopped it
+    std::string max_load_text_;  // the --max-load limits as given
     std::atomic<bool>* halt_ = nullptr;
     std::function<void()> wake_;
     std::function<RunView()> run_view_;

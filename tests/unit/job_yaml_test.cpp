@@ -164,7 +164,7 @@ TEST_F(JobYamlTest, UnknownKeySuggestsTheClosest) {
 TEST_F(JobYamlTest, UnknownKeyWithoutNearMissListsTheKeys) {
     expect_job_error(std::string(minimal_source) + "sink:\n  uri: stdout\nextra_stuff: 1\n", 6, 1,
                      "unknown key 'extra_stuff' in the job file; expected one of: job_id, source, partitions, "
-                     "workers, sink, limits, lease_timeout, follow, throttle");
+                     "workers, sink, limits, lease_timeout, follow, throttle, progress_interval");
 }
 
 TEST_F(JobYamlTest, UnknownTopLevelKeySuggests) {

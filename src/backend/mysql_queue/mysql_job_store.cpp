@@ -10,6 +10,7 @@
 #include "mysql/connection.hpp"
 #include "mysql/error_codes.hpp"
 #include "mysql/transaction.hpp"
+#include "backend/mysql_queue/mysql_job_tables.hpp"
 #include "backend/mysql_queue/mysql_page_writer.hpp"
 #include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
@@ -20,28 +21,6 @@ namespace rowpump {
 namespace {
 
 constexpr int no_such_thread = 1094;  // KILL of a connection that has ended
-
-const char* const jobs_ddl =
-    "CREATE TABLE IF NOT EXISTS rowpump_jobs ("
-    " job_id VARBINARY(191) NOT NULL PRIMARY KEY,"
-    " fingerprint CHAR(16) NOT NULL,"
-    " definition TEXT NOT NULL,"
-    " ranges INT NOT NULL,"
-    " created_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"
-    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
-
-const char* const ranges_ddl =
-    "CREATE TABLE IF NOT EXISTS rowpump_job_ranges ("
-    " job_id VARBINARY(191) NOT NULL,"
-    " range_no INT UNSIGNED NOT NULL,"
-    " lo BLOB NULL, hi BLOB NULL, last_key BLOB NULL,"
-    " estimated_rows BIGINT UNSIGNED NOT NULL DEFAULT 0,"
-    " rows_written BIGINT UNSIGNED NOT NULL DEFAULT 0,"
-    " status ENUM('pending','done') NOT NULL DEFAULT 'pending',"
-    " owner BIGINT UNSIGNED NOT NULL DEFAULT 0,"
-    " lease_until DATETIME(6) NULL,"
-    " PRIMARY KEY (job_id, range_no)"
-    ") ENGINE=InnoDB";
 
 class MySqlJobLedger final : public JobLedger {
 public:
@@ -132,7 +111,7 @@ private:
         // refused after it.
         const mysql::CheckpointMove move{
             "UPDATE rowpump_job_ranges SET last_key = ?, rows_written = rows_written + ?, "
-            "lease_until = NOW(6) + INTERVAL ? SECOND WHERE job_id = ? AND range_no = ? AND "
+            "lease_until = NOW(6) + INTERVAL ? SECOND, written_at = NOW(6) WHERE job_id = ? AND range_no = ? AND "
             "owner = CONNECTION_ID() AND status = 'pending' AND hi <=> NULLIF(?, '')",
             {encode_key(last_key), static_cast<std::int64_t>(batch.size()), lease_seconds(), definition_.job_id,
              static_cast<std::int64_t>(range.number), encode_key(range.range.hi)}};
@@ -354,8 +333,7 @@ public:
     MySqlJobStore(MySqlQueueTarget target, JobDefinition definition)
         : target_(std::move(target)), definition_(std::move(definition)), connection_(target_.connection) {
         connection_.retrying([&] {
-            connection_.execute_text(jobs_ddl);
-            connection_.execute_text(ranges_ddl);
+            mysql::create_job_tables(connection_);
         });
     }
 

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "backend/mysql_queue/mysql_consumers.hpp"
+#include "backend/mysql_queue/mysql_job_admin.hpp"
 #include "backend/mysql_queue/mysql_queue_writers.hpp"
 #include "rowpump/error.hpp"
 
@@ -26,6 +27,10 @@ public:
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         return open_mysql_job_store(mysql_queue_target(spec), definition);
+    }
+
+    std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& spec, const std::string&) const override {
+        return open_mysql_job_admin(mysql_queue_target(spec).connection);
     }
 
     QueueSource parse_source(const QueueSource& source) const override {

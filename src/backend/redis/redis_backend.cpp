@@ -1,6 +1,7 @@
 #include "backend/redis/redis_backend.hpp"
 
 #include "backend/redis/redis_consumers.hpp"
+#include "backend/redis/redis_job_admin.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_writers.hpp"
@@ -36,6 +37,11 @@ public:
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
         return open_redis_job_store(redis_target(spec), definition);
+    }
+
+    std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& spec, const std::string& state_prefix) const override {
+        redis::check_state_prefix(state_prefix);
+        return open_redis_job_admin(redis_target(spec).connection, state_prefix);
     }
 
     QueueSource parse_source(const QueueSource& source) const override {

@@ -33,7 +33,8 @@ return redis.call('HMGET', r, 'lo', 'hi', 'last_key', 'rows_written', 'estimated
 
 // KEYS: range, then the destination keys (the lists, then the delayed set).  ARGV: lease ms, last_key,
 // rows. The last command of a page's MULTI, after its pushes; WATCH on the range made sure the lease and
-// the checkpoint were as expected. Moves the checkpoint, unless a destination is not of its type (one of
+// the checkpoint were as expected. Moves the checkpoint (and the time of the range's last page, which
+// `rowpump job list` shows), unless a destination is not of its type (one of
 // the pushes before it failed): then it answers an error and the page is not counted as written.
 inline const char* const move_checkpoint = R"lua(
 for i = 2, #KEYS do
@@ -45,7 +46,7 @@ for i = 2, #KEYS do
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('HSET', KEYS[1], 'last_key', ARGV[2], 'lease_until', now + tonumber(ARGV[1]))
+redis.call('HSET', KEYS[1], 'last_key', ARGV[2], 'lease_until', now + tonumber(ARGV[1]), 'written_at', now)
 redis.call('HINCRBY', KEYS[1], 'rows_written', ARGV[3])
 return 1
 )lua";

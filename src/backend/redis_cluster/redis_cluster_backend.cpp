@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "backend/redis/redis_consumers.hpp"
+#include "backend/redis/redis_job_admin.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis_cluster/cluster_queue_slot.hpp"
@@ -57,6 +58,18 @@ public:
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
         return open_cluster_job_store(cluster_target(spec), definition);
+    }
+
+    // A job's keys live in its queue's slot (cluster_queue_slot.hpp), so the jobs of one queue are on the
+    // node that owns it: that node is scanned, and `job` needs --queue. The jobs of other queues are not.
+    std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& spec, const std::string& state_prefix) const override {
+        if (spec.queue.empty())
+            throw UsageError("on a Redis Cluster a job's keys live in its queue's hash slot: pass --queue NAME");
+        redis::check_state_prefix(state_prefix);
+        const ClusterTarget target = cluster_target(spec);
+        const std::uint16_t slot = redis::queue_slot(target.keys, redis::PushPlan(target.keys));
+        const std::string prefix = redis::cluster_state_prefix(state_prefix, target.keys.queue, slot);
+        return open_redis_job_admin(redis::ClusterClient::connect_at_start(target.cluster).owner_options(slot), prefix);
     }
 
     // The typed connection is the first seed's (its login and timeouts); the URL keeps naming the cluster.

@@ -113,6 +113,10 @@ std::unique_ptr<JobStore> Backend::open_job_store(const SinkSpec&, const JobDefi
                      "queue, in the same atomic step as the rows");
 }
 
+std::unique_ptr<JobAdmin> Backend::open_job_admin(const SinkSpec&, const std::string&) const {
+    throw UsageError("jobs are kept beside a redis://, redis-cluster:// or mysql:// queue: give --sink one of those");
+}
+
 namespace {
 
 // The queue is checked before the target is parsed in full, and before anything connects.
@@ -139,6 +143,15 @@ std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefiniti
                          " keeps job state in tables: drop --state-prefix, or write to a redis:// sink");
     if (!backend.traits().keeps_jobs) return backend.Backend::open_job_store(sink, definition);
     return backend.open_job_store(sink, definition);
+}
+
+std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& sink, const std::string& state_prefix) {
+    const Backend& backend = backend_for(sink);
+    if (!backend.traits().keeps_jobs) return backend.Backend::open_job_admin(sink, state_prefix);
+    if (!backend.traits().redis_keys && state_prefix != redis::default_state_prefix)
+        throw UsageError("a state prefix names Redis keys, and " + redact_url(sink.uri) +
+                         " keeps job state in tables: drop --state-prefix");
+    return backend.open_job_admin(sink, state_prefix);
 }
 
 }  // namespace rowpump

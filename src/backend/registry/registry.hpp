@@ -27,5 +27,8 @@ QueueSource typed_source(const QueueSource& source);
 void check_sink(const SinkSpec& spec);
 // The job store beside the sink's queue. Throws UsageError for a bad job id, or a sink that keeps no job.
 std::unique_ptr<JobStore> open_job_store(const SinkSpec& sink, const JobDefinition& definition);
+// The jobs kept beside the sink's queue (`rowpump job`). Throws UsageError for a sink that keeps none, or a
+// state prefix where the jobs are tables.
+std::unique_ptr<JobAdmin> open_job_admin(const SinkSpec& sink, const std::string& state_prefix);
 
 }  // namespace rowpump
