@@ -56,7 +56,9 @@ TEST_F(CursorPagesTest, ExactJumpLandsOnTheWalksPage) {
         EXPECT_EQ(jumped.has_next_page, n < 100);
         EXPECT_EQ(jumped.has_previous_page, n > 1);
         // Its cursors carry the number on: the next page from it is page n + 1.
-        if (n < 100) EXPECT_EQ(cursor.page(PageRequest::after(jumped.end_cursor, 20)).page_number, n + 1);
+        if (n < 100) {
+            EXPECT_EQ(cursor.page(PageRequest::after(jumped.end_cursor, 20)).page_number, n + 1);
+        }
     }
     EXPECT_EQ(cursor.jump_exact(101, 20).rows.row_count(), 0u);
 }
