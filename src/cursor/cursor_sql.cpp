@@ -1,6 +1,10 @@
 #include "cursor/cursor_sql.hpp"
 
 #include "cursor/cursor_predicate.hpp"
+
+#include <algorithm>
+
+#include "mysql/connection.hpp"
 #include "paging/select_expression.hpp"
 
 namespace rowpump {
@@ -17,6 +21,23 @@ SqlFragment equals_filter(const TableInfo& table, const CursorSpec& spec) {
     return filter;
 }
 
+// The indexes whose columns are the sort's, in its order, or its leading ones with the primary key after
+// them (InnoDB's secondary indexes end in it). Which of them holds each column's direction is the
+// optimizer's to see: the table's description has no index directions.
+std::string ordered_table(const TableInfo& table, const std::vector<Column>& sort) {
+    std::string names;
+    for (const auto& index : table.indexes) {
+        std::vector<std::string> columns = index.columns;
+        if (index.name != "PRIMARY")
+            for (const auto& key : table.primary_key)
+                if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+        bool matches = columns.size() >= sort.size();
+        for (std::size_t i = 0; matches && i < sort.size(); ++i) matches = columns[i] == sort[i].name;
+        if (matches) names += (names.empty() ? "" : ", ") + mysql::quote_identifier(index.name);
+    }
+    return names.empty() ? table.quoted_name() : table.quoted_name() + " FORCE INDEX (" + names + ")";
+}
+
 SqlFragment with_limit(SqlFragment fragment, std::size_t limit) {
     fragment.params.push_back(static_cast<std::int64_t>(limit));
     return fragment;
@@ -25,7 +46,10 @@ SqlFragment with_limit(SqlFragment fragment, std::size_t limit) {
 }  // namespace
 
 CursorSql::CursorSql(const TableInfo& table, const CursorSpec& spec, SortOrder order)
-    : table_(table.quoted_name()), order_(std::move(order)), filter_(equals_filter(table, spec)) {
+    : table_(table.quoted_name()),
+      ordered_table_(ordered_table(table, order.columns)),
+      order_(std::move(order)),
+      filter_(equals_filter(table, spec)) {
     if (spec.columns.empty())
         select_columns_ = table.columns;
     else
@@ -53,9 +77,9 @@ SqlFragment CursorSql::conditions(bool backward, const std::optional<KeyValue>& 
 
 SqlFragment CursorSql::page(bool backward, const std::optional<KeyValue>& from, std::size_t limit) const {
     SqlFragment where = conditions(backward, from);
-    return with_limit({"SELECT " + select_list(select_columns_, "") + " FROM " + table_ + " WHERE " + where.sql +
-                           " ORDER BY " + order_by(order_.bare, backward ? order_.reversed() : order_.directions) +
-                           " LIMIT ?",
+    return with_limit({"SELECT " + select_list(select_columns_, "") + " FROM " + (filter_.empty() ? ordered_table_ : table_) +
+                           " WHERE " + where.sql + " ORDER BY " +
+                           order_by(order_.bare, backward ? order_.reversed() : order_.directions) + " LIMIT ?",
                        where.params},
                       limit);
 }

@@ -37,6 +37,9 @@ private:
     std::string select_list(const std::vector<Column>& columns, const std::string& qualifier) const;
 
     std::string table_;
+    // table_ FORCE INDEX (the indexes that hold the sort's order), for a page without a filter: on a small
+    // table MariaDB 10.11 otherwise sorts a full scan for ORDER BY ... LIMIT 21 (2001 rows read of 2000).
+    std::string ordered_table_;
     SortOrder order_;
     SqlFragment filter_;
     std::vector<Column> select_columns_;
