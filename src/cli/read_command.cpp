@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "cli/command_help.hpp"
+#include "cli/cursor_read.hpp"
 #include "cli/schema_flags.hpp"
 #include "cli/stdout_lines.hpp"
 #include "route/router.hpp"
@@ -17,14 +18,25 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
                                 {"rowpump read --table orders --limit 10",
                                  "rowpump read --table orders --key created_at --where \"status = 'paid'\" --format csv",
                                  "rowpump read --mysql mysql://app@127.0.0.1:3306/shop --table orders "
-                                 "--strategy deferred-join"});
+                                 "--strategy deferred-join",
+                                 "rowpump read --table orders --sort 'created_at DESC, id DESC' --first 20 --after TOKEN "
+                                 "--page-info page.json"});
     add_source_options(*command, options.source);
     add_schema_options(*command, {{OptionId::read_format, options.format}, {OptionId::read_limit, options.limit}});
     add_encoding_flags(*command, options.encoding);
+    add_schema_options(*command, {{OptionId::read_first, options.first},
+                                  {OptionId::read_after, options.after},
+                                  {OptionId::read_last, options.last},
+                                  {OptionId::read_before, options.before},
+                                  {OptionId::read_sort, options.sort},
+                                  {OptionId::read_filter, options.filter},
+                                  {OptionId::read_jump, options.page},
+                                  {OptionId::read_page_info, options.page_info}});
     return command;
 }
 
 int run_read(const ReadOptions& options) {
+    if (reads_cursor_page(options)) return run_cursor_read(options);
     const MySqlOptions mysql = options.source.mysql();
     auto plan = std::make_shared<const ReadPlan>(plan_read(mysql, options.source.read_spec()));
     PayloadOptions payload;

@@ -31,6 +31,7 @@ std::vector<OptionSpec> command_option_table() {
                              whole(read_limit, "--limit", "", "Stop after this many rows, at least 1 (default: all)",
                                    {1, UINT64_MAX}, std::nullopt),
                          }));
+    add(in_scope("read", cursor_read_options()));
     add(in_scope(
         "partition",
         {

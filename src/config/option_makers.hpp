@@ -90,6 +90,7 @@ inline std::vector<OptionSpec> in_scope(const std::string& scope, std::vector<Op
 
 // The tables of the commands' own options, in the order of OptionId.
 std::vector<OptionSpec> command_option_table();  // backfill and run, read, partition
+std::vector<OptionSpec> cursor_read_options();   // read's pages: --first, --after, ... (cursor_options.cpp)
 std::vector<OptionSpec> queue_option_table();    // rowpump queue ...
 
 }  // namespace rowpump::config::makers

@@ -29,6 +29,7 @@ enum class OptionId {
     // the commands' own options, not of a job file (config/command_options.cpp, config/queue_options.cpp)
     dry_run, summary_json, overrides,  // backfill and run; --set: run and explain
     read_format, read_limit,           // rowpump read
+    read_first, read_after, read_last, read_before, read_sort, read_filter, read_jump, read_page_info,  // read's pages
     plan_partitions, plan_strategy, plan_json,  // rowpump partition
     // rowpump queue: every subcommand names its queue alike; then consume, reap, stats, purge, requeue-dead
     queue_source, queue_name, priority_lists, return_to,
