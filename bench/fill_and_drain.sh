@@ -48,7 +48,7 @@ hz="$(getconf CLK_TCK)"
 cleanup() {
   local status=$?
   trap - EXIT
-  [[ -z "${consumer_pid:-}" ]] || kill "$consumer_pid" 2>/dev/null || true
+  [[ -z "${consumer_pid:-}" ]] || pkill -TERM -P "$consumer_pid" 2>/dev/null || true
   [[ -z "${sampler_pid:-}" ]] || kill "$sampler_pid" 2>/dev/null || true
   redis UNLINK "$queue" >/dev/null 2>&1 || true
   [[ "$small_rows" == 0 ]] || sql "DROP TABLE IF EXISTS rp_bench_sbtest_small" 2>/dev/null || true
@@ -94,7 +94,8 @@ run() {
     [[ "$(redis LLEN "$queue")" == "$rows" ]] || fail "fill: the list holds $(redis LLEN "$queue") tasks, not $rows"
   else
     while [[ "$(redis LLEN "$queue")" != 0 ]]; do sleep 0.01; done
-    kill -TERM "$consumer_pid"
+    # The signal goes to rowpump, not to GNU time around it (time would die of it and leave rowpump on).
+    kill -TERM "$(pgrep -P "$consumer_pid" -x rowpump)"
     wait "$consumer_pid" || fail "$name: the consumer ended with $?"
     ended="$(now)"
     consumer_pid=""
