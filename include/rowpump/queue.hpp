@@ -34,6 +34,8 @@ struct Task {
     // then one more for every failure and for every claim taken back from a consumer that died or
     // stalled (MySQL: 1 + attempts + crashes). A task handed back unprocessed (release) is not counted.
     int deliveries = 1;
+    // A Redis stream's entry: its id ("1733300000000-0"), which acknowledges it; empty otherwise.
+    std::string entry;
 };
 
 // The claim on a task is gone: the reaper gave it to someone else (its owner died or held it past the
@@ -93,6 +95,9 @@ struct QueueStats {
     std::optional<std::uint64_t> done;    // MySQL only (Redis forgets acknowledged tasks)
     std::uint64_t dead = 0;
     std::optional<std::uint64_t> delayed;  // Redis only: the delayed set, retries included
+    // A Redis stream: its entries, acknowledged ones included (ready is the group's lag, in_flight its
+    // pending entries).
+    std::optional<std::uint64_t> stream_length;
     // MySQL: how long the oldest available ready task has waited (nullopt: none is available).
     std::optional<double> oldest_ready_seconds;
     // Counts stop at the limit given to stats() (0: exact); true when one of them did.
