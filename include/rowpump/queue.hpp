@@ -26,16 +26,16 @@ namespace ROWPUMP_EXPORT rowpump {
 
 // One task a consumer holds.
 struct Task {
-    std::uint64_t id = 0;       // MySQL: the row id. Redis: 0 (a Redis task is its payload)
+    std::uint64_t id = 0;       // MySQL: the row id. Redis: 0 (a Redis task is its payload). Redis stream:
+                                // the entry id's milliseconds ("<id>-<version>")
     std::string payload;
-    std::uint64_t version = 0;  // MySQL: the fencing token of this claim. Redis: 0
+    std::uint64_t version = 0;  // MySQL: the fencing token of this claim. Redis: 0. Redis stream: the entry
+                                // id's sequence number
     int attempts = 0;           // how many times the task failed before (Redis: failures and crashes)
     // How many times the task has been handed to a consumer, this time included: 1 on its first delivery,
     // then one more for every failure and for every claim taken back from a consumer that died or
     // stalled (MySQL: 1 + attempts + crashes). A task handed back unprocessed (release) is not counted.
     int deliveries = 1;
-    // A Redis stream's entry: its id ("1733300000000-0"), which acknowledges it; empty otherwise.
-    std::string entry;
 };
 
 // The claim on a task is gone: the reaper gave it to someone else (its owner died or held it past the

@@ -55,7 +55,7 @@ public:
     void heartbeat() override { group_.renew(); }
     void leave() override { group_.leave(); }
     std::string describe(const Task& task) const override {
-        return "entry " + task.entry + " (" + std::to_string(task.payload.size()) + " bytes)";
+        return "entry " + entry_id(task) + " (" + std::to_string(task.payload.size()) + " bytes)";
     }
     std::string name() const override { return group_.options().consumer; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <string>
 
 #include "backend/redis_streams/stream_commands.hpp"
 #include "backend/redis_streams/stream_group_info.hpp"
@@ -39,7 +40,10 @@ std::string entry_payload(const std::vector<redis::Reply>& fields) {
 
 Task entry_task(const redis::Reply& id, const redis::Reply& fields, long long deliveries) {
     Task task;
-    task.entry = id.text;
+    // "<ms>-<seq>"
+    const std::size_t dash = id.text.find('-');
+    task.id = std::stoull(id.text.substr(0, dash));
+    task.version = dash == std::string::npos ? 0 : std::stoull(id.text.substr(dash + 1));
     task.payload = entry_payload(fields.elements);
     task.deliveries = static_cast<int>(std::max(1LL, deliveries));
     task.attempts = task.deliveries - 1;
@@ -61,6 +65,8 @@ std::string text_of(std::uint64_t n) { return std::to_string(n); }
 }  // namespace
 
 std::string stream_dead_key(const std::string& stream) { return stream + ":dead"; }
+
+std::string entry_id(const Task& task) { return std::to_string(task.id) + "-" + std::to_string(task.version); }
 
 StreamGroup::StreamGroup(RedisOptions redis, StreamGroupOptions options)
     : options_(std::move(options)),
@@ -101,7 +107,7 @@ std::vector<Task> StreamGroup::claim(std::size_t n, milliseconds wait) {
         next_reclaim_ = tasks.size() == n ? steady_clock::now() : steady_clock::now() + reclaim_interval;
     }
     if (tasks.empty()) tasks = read_new(n, wait);
-    for (const Task& task : tasks) held_.push_back(task.entry);
+    for (const Task& task : tasks) held_.push_back(entry_id(task));
     return tasks;
 }
 
@@ -141,22 +147,25 @@ std::vector<Task> StreamGroup::take_idle(std::size_t n, ReapResult& reaped) {
 }
 
 std::vector<std::size_t> StreamGroup::ack(const std::vector<Task>& tasks) {
+    std::vector<std::string> ids;
+    for (const Task& task : tasks) ids.push_back(entry_id(task));
     std::vector<std::string_view> args{options_.group, options_.consumer};
-    for (const Task& task : tasks) args.push_back(task.entry);
+    args.insert(args.end(), ids.begin(), ids.end());
     const std::string_view key = options_.stream;
     const redis::Reply reply = run([&] { return ack_script_.run(connection_, std::span(&key, 1), args); });
-    for (const Task& task : tasks) forget(task.entry);
+    for (const std::string& id : ids) forget(id);
     std::vector<std::size_t> stale;
     for (const redis::Reply& position : reply.elements) stale.push_back(static_cast<std::size_t>(position.integer));
     return stale;
 }
 
 FailOutcome StreamGroup::fail(const Task& task, const std::string& error, const RetryPolicy& policy) {
-    forget(task.entry);
+    const std::string id = entry_id(task);
+    forget(id);
     if (task.deliveries >= policy.max_attempts) {
         const auto buried = run([&] {
             return bury_script_.run(connection_, {options_.stream, dead_},
-                                    {options_.group, options_.consumer, task.entry, error});
+                                    {options_.group, options_.consumer, id, error});
         });
         if (buried.integer != 1) throw StaleClaim("its entry was claimed by another consumer meanwhile");
         return FailOutcome::dead;
@@ -164,7 +173,7 @@ FailOutcome StreamGroup::fail(const Task& task, const std::string& error, const 
     // Claimed again (by any consumer of the group) once it has been idle for the claim timeout: made that
     // much less the delay idle now, it comes back after the delay.
     const milliseconds delay = std::min(retry_delay(policy, task.deliveries), options_.claim_timeout);
-    if (touch({task.entry}, options_.claim_timeout - delay, "") != 1)
+    if (touch({id}, options_.claim_timeout - delay, "") != 1)
         throw StaleClaim("its entry was claimed by another consumer meanwhile");
     return FailOutcome::retried;
 }
@@ -172,8 +181,9 @@ FailOutcome StreamGroup::fail(const Task& task, const std::string& error, const 
 void StreamGroup::release(const std::vector<Task>& tasks) {
     // Idle past the timeout at once, and this delivery not counted: the next claim of any consumer takes it.
     for (const Task& task : tasks) {
-        forget(task.entry);
-        touch({task.entry}, options_.claim_timeout, std::to_string(std::max(0, task.deliveries - 1)));
+        const std::string id = entry_id(task);
+        forget(id);
+        touch({id}, options_.claim_timeout, std::to_string(std::max(0, task.deliveries - 1)));
     }
 }
 

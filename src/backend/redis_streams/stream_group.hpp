@@ -33,6 +33,9 @@ struct StreamGroupOptions {
     std::chrono::milliseconds claim_timeout{std::chrono::minutes(5)};
 };
 
+// A stream task's entry id, "<id>-<version>" (Task keeps the id's two numbers).
+std::string entry_id(const Task& task);
+
 // "<stream>:dead": where dead entries go, with `source_id` and `reason` fields added.
 std::string stream_dead_key(const std::string& stream);
 
