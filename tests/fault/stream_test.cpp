@@ -102,7 +102,7 @@ protected:
         const CliRun run = run_rowpump(args);
         EXPECT_EQ(run.exit_code, 2) << run.describe();
         std::vector<std::string> errors;
-        for (const auto& line : lines(run.err()))
+        for (const auto& line : lines(run.err))
             if (line.rfind("rowpump: error: ", 0) == 0) errors.push_back(line);
         ASSERT_EQ(errors.size(), 1u) << run.describe();
         EXPECT_NE(errors[0].find(needle), std::string::npos) << run.describe();
