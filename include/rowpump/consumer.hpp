@@ -109,6 +109,10 @@ struct QueueSource {
     // Set by mysql() and redis(): connection options given as they are (a password from the program's own
     // secret store; nothing is formatted into a URL). `url` then only shows them, password redacted.
     std::variant<std::monostate, MySqlOptions, RedisOptions> connection;
+    // Redis: non-empty, the queue is a stream (written with PushSide::xadd), read through this consumer
+    // group (created at id 0 when missing), and its dead entries go to the stream <queue>:dead
+    // (docs/streams.md). Empty: the queue is lists.
+    std::string stream_group;
 
     // By URL; read when the consumers start (run_consumers throws UsageError for a bad one).
     static QueueSource from_url(std::string url, std::string queue);

@@ -26,9 +26,11 @@ namespace ROWPUMP_EXPORT rowpump {
 
 // One task a consumer holds.
 struct Task {
-    std::uint64_t id = 0;       // MySQL: the row id. Redis: 0 (a Redis task is its payload)
+    std::uint64_t id = 0;       // MySQL: the row id. Redis: 0 (a Redis task is its payload). Redis stream:
+                                // the entry id's milliseconds ("<id>-<version>")
     std::string payload;
-    std::uint64_t version = 0;  // MySQL: the fencing token of this claim. Redis: 0
+    std::uint64_t version = 0;  // MySQL: the fencing token of this claim. Redis: 0. Redis stream: the entry
+                                // id's sequence number
     int attempts = 0;           // how many times the task failed before (Redis: failures and crashes)
     // How many times the task has been handed to a consumer, this time included: 1 on its first delivery,
     // then one more for every failure and for every claim taken back from a consumer that died or
@@ -93,6 +95,9 @@ struct QueueStats {
     std::optional<std::uint64_t> done;    // MySQL only (Redis forgets acknowledged tasks)
     std::uint64_t dead = 0;
     std::optional<std::uint64_t> delayed;  // Redis only: the delayed set, retries included
+    // A Redis stream: its entries, acknowledged ones included (ready is the group's lag, in_flight its
+    // pending entries).
+    std::optional<std::uint64_t> stream_length;
     // MySQL: how long the oldest available ready task has waited (nullopt: none is available).
     std::optional<double> oldest_ready_seconds;
     // Counts stop at the limit given to stats() (0: exact); true when one of them did.

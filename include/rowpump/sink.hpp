@@ -26,7 +26,9 @@ struct Message {
     std::int64_t due_ms = 0;   // > 0: a delayed task, due at this Unix time in milliseconds
 };
 
-enum class PushSide { right, left };  // RPUSH (a BLPOP consumer sees each range in key order) or LPUSH
+// RPUSH (a BLPOP consumer sees each range in key order) or LPUSH into lists, or XADD: one entry a row into the
+// Redis stream `queue` (docs/streams.md), which consumer groups read.
+enum class PushSide { right, left, xadd };
 
 // Whose keys a Redis sink writes for queue Q (docs/worker-formats.md):
 //   rowpump: the list Q (or Q:p:<level>), delayed tasks in Q:delayed (docs/DESIGN.md, "Queues");
@@ -62,6 +64,8 @@ struct RedisSinkOptions : RedisKeyNames {
     // retried with a job id, and fails the run without one. docs/DESIGN.md, "Durability of Redis".
     unsigned wait_replicas = 0;
     std::chrono::milliseconds wait_timeout{1000};
+    // PushSide::xadd: each XADD trims the stream to about this many entries (MAXLEN ~ N); 0: no trim.
+    std::uint64_t stream_maxlen = 0;
 };
 
 struct SinkSpec {

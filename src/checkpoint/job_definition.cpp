@@ -32,6 +32,7 @@ std::string payload_and_names(const JobSpec& spec) {
     if (redis.delayed_key != defaults.delayed_key) text += " delayed-key " + redis.delayed_key;
     if (redis.delay_score == DelayScore::seconds) text += " delay-score s";
     if (redis.delayed_members == DelayedMembers::bare) text += " delayed-members bare";
+    if (spec.sink.push == PushSide::xadd) text += " stream";
     return text;
 }
 

@@ -56,7 +56,8 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                   {delayed_key, options.redis_names.delayed_key},
                                   {delay_score, options.redis_names.delay_score},
                                   {delayed_members, options.delayed_members},
-                                  {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait}});
+                                  {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait},
+                                  {stream_maxlen, options.stream_maxlen}});
     add_encoding_flags(*command, options.encoding);
     add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
                                   {delay, options.delay_seconds}, {due_column, options.due_column},
@@ -115,6 +116,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     check_payload_options(spec.format, spec.payload);
     static_cast<RedisKeyNames&>(spec.sink.redis_only) = options.redis_names;
     spec.sink.redis_only.delayed_members = options.delayed_members;
+    spec.sink.redis_only.stream_maxlen = options.stream_maxlen;
     spec.state_prefix = options.state_prefix;
     if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
     spec.route.priority_column = options.priority_column;

@@ -30,6 +30,7 @@ std::string stats_text(const QueueOptions& options, const Shown& shown, const Qu
                        const QueueStats& stats) {
     const std::string more = stats.capped ? "+" : "";
     std::string text = "queue " + options.queue + " in " + shown.source + "\n";
+    if (stats.stream_length) text += "  length     " + std::to_string(*stats.stream_length) + " (a stream, group " + options.group + ")\n";
     text += "  ready      " + std::to_string(stats.ready) + more;
     if (stats.oldest_ready_seconds) text += "  (oldest available one waited " + seconds_text(*stats.oldest_ready_seconds) + ")";
     text += "\n";
@@ -64,6 +65,10 @@ std::string stats_json(const QueueOptions& options, const Shown& shown, const Qu
     if (stats.delayed) {
         json.Key("delayed");
         json.Uint64(*stats.delayed);
+    }
+    if (stats.stream_length) {
+        json.Key("stream_length");
+        json.Uint64(*stats.stream_length);
     }
     if (stats.done) {
         json.Key("done");

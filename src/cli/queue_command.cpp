@@ -14,6 +14,7 @@ namespace {
 void add_queue_options(CLI::App& command, QueueOptions& options) {
     using enum OptionId;
     add_schema_options(command, {{queue_source, options.source}, {queue_name, options.queue, required},
+                                 {stream_group, options.group},
                                  {priority_lists, options.priority_lists}, {return_to, options.return_list},
                                  {list_key, options.redis_names.list_key},
                                  {delayed_key, options.redis_names.delayed_key},

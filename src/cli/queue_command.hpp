@@ -16,6 +16,7 @@ namespace rowpump::cli {
 struct QueueOptions {
     std::string source;  // mysql://... or redis://... (default: $ROWPUMP_QUEUE_SOURCE)
     std::string queue;   // MySQL queue table or Redis key prefix
+    std::string group;   // Redis stream: the consumer group (empty: the queue is lists)
     std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
     std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
     RedisKeyNames redis_names;  // Redis: the producer's --list-key, --delayed-key and --delay-score

@@ -29,7 +29,9 @@ QueueSource queue_source(const QueueOptions& options) {
         throw config::OptionError({"no queue source: pass ", OptionId::queue_source, " mysql://... or redis://... (or set " +
                                    config::option(OptionId::queue_source).env + ")"});
     backend_for_uri(options.source, TargetRole::queue_source);  // an unknown scheme is named before the queue
-    QueueSource source = typed_source(QueueSource::from_url(options.source, options.queue));
+    QueueSource named = QueueSource::from_url(options.source, options.queue);
+    named.stream_group = options.group;
+    QueueSource source = typed_source(named);
     options.timeouts.apply(connection_timeouts(source));
     if (options.queue.empty()) throw config::OptionError({"no queue given: pass ", OptionId::queue_name, " NAME"});
     return source;

@@ -31,7 +31,8 @@ struct ChoiceTable<DelayScore> {
 };
 template <>
 struct ChoiceTable<PushSide> {
-    static constexpr Choice<PushSide> entries[] = {{"rpush", PushSide::right}, {"lpush", PushSide::left}};
+    static constexpr Choice<PushSide> entries[] = {{"rpush", PushSide::right}, {"lpush", PushSide::left},
+                                                       {"xadd", PushSide::xadd}};
 };
 template <>
 struct ChoiceTable<DelayedMembers> {

@@ -102,6 +102,16 @@ void check_lag_query_applies(const ThrottleSpec& throttle) {
     throw OptionError({OptionId::lag_query, " runs on the replicas, and none is given: add ", OptionId::replica});
 }
 
+void check_stream_route(const JobSpec& spec) {
+    if (spec.sink.push != PushSide::xadd) return;
+    if (spec.route.delay.count() > 0 || !spec.route.due_column.empty())
+        throw OptionError({"a stream has no due times, and ", spec.route.due_column.empty() ? OptionId::delay : OptionId::due_column,
+                           " delays rows: drop it, or push to lists (", OptionId::push, " rpush)"});
+    if (!spec.route.priority_column.empty() || !spec.route.levels.empty())
+        throw OptionError({"a stream is one sequence of entries and has no priority lists: drop ", OptionId::priority,
+                           " and ", OptionId::priority_column, ", or push to lists (", OptionId::push, " rpush)"});
+}
+
 void check_job_options(const JobSpec& spec) {
     const bool job = !spec.job_id.empty();
     if (spec.resume && !job) throw OptionError({OptionId::resume, " needs the job id of the job to resume"});

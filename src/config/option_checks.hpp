@@ -41,6 +41,8 @@ void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas);
 
 // A lag query runs on the replicas: not without them.
 void check_lag_query_applies(const ThrottleSpec& throttle);
+// --push xadd writes a stream, which has no due times: delayed rows are refused before anything runs.
+void check_stream_route(const JobSpec& spec);
 
 // --resume, --follow, --consistent-snapshot and --job-id, which exclude or need each other.
 void check_job_options(const JobSpec& spec);

@@ -87,7 +87,8 @@ std::vector<OptionSpec> sink_options() {
                "Payload format: json, csv, template (--template), or jobs for existing workers: sidekiq, celery "
                "(docs/worker-formats.md)",
                Format::json),
-        choice(push, "--push", "sink.push", "Redis push side (default: rpush; not with sidekiq or celery)",
+        choice(push, "--push", "sink.push", "Redis push side: rpush (the default), lpush, or xadd (one entry a row into the stream --queue; "
+               "docs/streams.md); not with sidekiq or celery",
                PushSide::right),
         text(priority_column, "--priority-column", "sink.priority.column", "Numeric column that routes rows to lists"),
         text(priority, "--priority", "sink.priority.levels",
@@ -133,6 +134,9 @@ std::vector<OptionSpec> sink_options() {
         text(redis_wait, "--redis-wait", "sink.redis_wait",
              "Redis: N[:timeout_ms]: after each page, WAIT until N replicas have it (default timeout 1000 ms); a "
              "page they do not acknowledge is retried with --job-id, and fails the run without one"),
+        whole(stream_maxlen, "--stream-maxlen", "sink.stream_maxlen",
+              "--push xadd: trim the stream to about N entries as rows go in (XADD MAXLEN ~ N; default 0, no trim)",
+              {0, UINT64_MAX}, 0),
     };
 }
 

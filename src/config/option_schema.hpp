@@ -18,7 +18,7 @@ enum class OptionId {
     // sink, in the order of the job file's keys
     sink, queue, format, push, priority_column, priority, delay, due_column, overwrite, job_class, task,
     sidekiq_timestamps, payload_template, big_numbers, json_columns, csv_null, list_key, delayed_key, delay_score,
-    delayed_members, state_prefix, redis_wait,
+    delayed_members, state_prefix, redis_wait, stream_maxlen,
     // partitions and workers
     partitions, partition_strategy, workers,
     // limits and throttle
@@ -32,7 +32,7 @@ enum class OptionId {
     read_first, read_after, read_last, read_before, read_sort, read_filter, read_jump, read_page_info,  // read's pages
     plan_partitions, plan_strategy, plan_json,  // rowpump partition
     // rowpump queue: every subcommand names its queue alike; then consume, reap, stats, purge, requeue-dead
-    queue_source, queue_name, priority_lists, return_to,
+    queue_source, queue_name, stream_group, priority_lists, return_to,
     exec, pipe, exec_batch, inflight, task_timeout, concurrency, batch, claim_mode, max_attempts, backoff, backoff_cap, max_crashes, claim_timeout,
     heartbeat_timeout, reap_interval, poll, consumer, metrics_http, log_interval, until_empty,
     stats_json, stats_format, exact, stats_heartbeat_timeout, older_than, purge_batch, requeue_limit,

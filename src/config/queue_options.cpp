@@ -22,6 +22,9 @@ std::vector<OptionSpec> queue_naming() {
     return {
         source,
         text(queue_name, "--queue", "", "MySQL queue table, or Redis queue name (key prefix)"),
+        text(stream_group, "--group", "",
+             "Redis: the queue is a stream (backfill --push xadd), read through this consumer group, created at the "
+             "first entry when missing (docs/streams.md)"),
         names(priority_lists, "--priority-lists", "",
               "Redis: priority list names, highest first (read from <queue>:p:<name>, then <queue>)"),
         text(return_to, "--return-to", "",

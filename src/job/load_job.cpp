@@ -39,7 +39,9 @@
 //     delay_score: ms                # ms | s: unit of the delayed set's scores
 //     delayed_members: tagged        # tagged | bare
 //     state_prefix: "rowpump:job:"   # Redis: prefix of the job_id's state keys
-//     push: rpush                    # rpush | lpush (not with sidekiq or celery: they LPUSH)
+//     push: rpush                    # rpush | lpush (not with sidekiq or celery: they LPUSH) | xadd (a
+//                                    #   stream: docs/streams.md)
+//     stream_maxlen: 0               # push xadd: XADD MAXLEN ~ N (0: no trim)
 //     priority:                      # optional
 //       column: amount
 //       levels: [{name: high, min: 1000}, {name: mid, min: 100}, {name: low}]   # highest first

@@ -71,6 +71,7 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
         at_field(*key, [&] { redis::delayed_key(spec.sink.redis_only.delayed_key, "queue"); });
     read_option(sink, OptionId::delay_score, spec.sink.redis_only.delay_score);
     read_option(sink, OptionId::delayed_members, spec.sink.redis_only.delayed_members);
+    read_option(sink, OptionId::stream_maxlen, spec.sink.redis_only.stream_maxlen);
     if (auto prefix = read_option(sink, OptionId::state_prefix, spec.state_prefix))
         at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
     std::string redis_wait;

@@ -69,6 +69,7 @@ void check_spec(const JobSpec& spec) {
     if (!spec.job_id.empty() && spec.lease_timeout.count() <= 0)
         throw config::OptionError({OptionId::lease_timeout, " must be positive"});
     config::check_job_options(spec);
+    config::check_stream_route(spec);
     check_worker_format(spec);
     std::vector<std::string> levels;
     for (const auto& level : spec.route.levels) levels.push_back(level.name);

@@ -16,6 +16,8 @@ cd "$root"
 # which alone knows them all, above them.
 # backend/redis_cluster is a layer of its own above backend/redis: the cluster runs the Redis backend's push
 # plan, key names and job store on the node that owns a queue's slot (docs/DESIGN.md, "Redis Cluster").
+# backend/redis_streams sits beside it: a stream reuses the Redis backend's target, connection options,
+# consumers' options and job store (over its own page writer).
 # config/ is the options' schema, which every layer's errors name options by.
 layers=(
   "."
@@ -27,7 +29,7 @@ layers=(
   "checkpoint cursor"
   "backend"
   "backend/file backend/redis backend/mysql_queue"
-  "backend/redis_cluster"
+  "backend/redis_cluster backend/redis_streams"
   "backend/registry"
   "throttle"
   "run enqueue"

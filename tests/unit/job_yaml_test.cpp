@@ -188,7 +188,7 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
                      "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
                      "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
                      "csv_null, list_key, "
-                     "delayed_key, delay_score, delayed_members, state_prefix, redis_wait; "
+                     "delayed_key, delay_score, delayed_members, state_prefix, redis_wait, stream_maxlen; "
                      "got 'stdout'");
     expect_job_error(std::string(minimal_source) + "  key: {a: 1}\nsink:\n  uri: stdout\n",
                      4, 8, "source.key: expected a name or a list of names, got a map");

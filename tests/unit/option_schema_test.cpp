@@ -164,7 +164,8 @@ TEST(OptionSchemaTest, SectionKeysKeepTheJobFilesOrder) {
               (std::vector<std::string>{"uri", "queue", "format", "push", "priority", "delay", "due_column",
                                         "overwrite", "job_class", "task", "sidekiq_timestamps", "template",
                                         "big_numbers", "json_columns", "csv_null", "list_key", "delayed_key",
-                                        "delay_score", "delayed_members", "state_prefix", "redis_wait"}));
+                                        "delay_score", "delayed_members", "state_prefix", "redis_wait",
+                                        "stream_maxlen"}));
     EXPECT_EQ(config::section_keys("sink.priority"), (std::vector<std::string>{"column", "levels"}));
     EXPECT_EQ(config::section_keys("limits"), (std::vector<std::string>{"rate", "high_water"}));
     EXPECT_EQ(config::section_keys("partitions"), (std::vector<std::string>{"count", "strategy"}));
@@ -242,6 +243,8 @@ TEST(OptionSchemaTest, CommandLineAndJobFileReachTheSameValue) {
 
     EXPECT_EQ(from_cli<std::optional<PushSide>>(OptionId::push, "lpush"), PushSide::left);
     EXPECT_EQ(from_yaml("  push: lpush\n").sink.push, PushSide::left);
+    EXPECT_EQ(from_yaml("  push: xadd\n").sink.push, PushSide::xadd);
+    EXPECT_EQ(from_yaml("  push: xadd\n  stream_maxlen: 1000\n").sink.redis_only.stream_maxlen, 1000u);
 
     EXPECT_EQ(from_cli<Format>(OptionId::format, "csv"), Format::csv);
     EXPECT_EQ(from_yaml("  format: csv\n").format, Format::csv);

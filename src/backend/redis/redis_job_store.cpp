@@ -29,12 +29,12 @@ std::vector<redis::Reply> hash_fields(redis::Connection& connection, const std::
 
 class RedisJobLedger final : public JobLedger {
 public:
-    RedisJobLedger(const RedisTarget& target, const JobDefinition& definition)
+    RedisJobLedger(const RedisTarget& target, const JobDefinition& definition, std::unique_ptr<redis::QueueWriter> writer)
         : connection_(redis::Connection::connect_within(target.connection)),
           wait_(target.wait),
           definition_(definition),
           owner_(std::to_string(connection_.client_id())),
-          writer_(target.keys) {}
+          writer_(std::move(writer)) {}
 
     std::optional<StoredRange> lease() override {
         return connection_.retrying([&]() -> std::optional<StoredRange> {
@@ -94,7 +94,7 @@ public:
     }
 
     std::optional<std::uint64_t> ready_count() override {
-        return connection_.retrying([this] { return std::optional<std::uint64_t>(writer_.ready_count(connection_)); });
+        return connection_.retrying([this] { return std::optional<std::uint64_t>(writer_->ready_count(connection_)); });
     }
 
     std::vector<StoredRange> pending_ranges() override {
@@ -199,7 +199,7 @@ private:
         const redis::CheckpointMove move{
             redis_scripts::move_checkpoint, range_key,
             {std::to_string(lease_milliseconds()), checkpoint, std::to_string(batch.size())}};
-        return writer_.write(connection_, batch,
+        return writer_->write(connection_, batch,
                              {redis::ledger_delayed_writer(definition_.job_id, range_number), rows_before}, &move);
     }
 
@@ -222,17 +222,19 @@ private:
     JobDefinition definition_;
     std::string owner_;
     std::string committed_;  // the stored checkpoint of the range held now, as stored
-    redis::PageWriter writer_;
+    std::unique_ptr<redis::QueueWriter> writer_;
 };
 
 class RedisJobStore final : public JobStore {
 public:
-    RedisJobStore(RedisTarget target, JobDefinition definition)
+    RedisJobStore(RedisTarget target, JobDefinition definition, redis::QueueWriterFactory make_writer)
         : target_(std::move(target)),
           definition_(std::move(definition)),
+          make_writer_(std::move(make_writer)),
           connection_(redis::Connection::connect_at_start(target_.connection)) {
         // Before the job exists: a queue key of the wrong type is refused with nothing written.
-        retrying([&] { redis::PushPlan(target_.keys).check_key_types(connection_); });
+        const auto writer = make_writer_();
+        retrying([&] { writer->check_key_types(connection_); });
     }
 
     // Every call survives a reconnect (a restarted server, an idle timeout that closed this connection while
@@ -247,7 +249,7 @@ public:
     }
 
     std::unique_ptr<JobLedger> open_ledger() override {
-        return std::make_unique<RedisJobLedger>(target_, definition_);
+        return std::make_unique<RedisJobLedger>(target_, definition_, make_writer_());
     }
 
 private:
@@ -308,15 +310,25 @@ private:
 
     RedisTarget target_;
     JobDefinition definition_;
+    redis::QueueWriterFactory make_writer_;
     redis::Connection connection_;
 };
 
 }  // namespace
 
-std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition) {
+std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition,
+                                               redis::QueueWriterFactory make_writer) {
     if (target.keys.queue.empty()) throw UsageError("a redis sink needs --queue NAME");
     // The sink's timeouts, retry budget and stop flag, as every connection to its server takes them.
-    return std::make_unique<RedisJobStore>(std::move(target), definition);
+    return std::make_unique<RedisJobStore>(std::move(target), definition, std::move(make_writer));
+}
+
+std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition) {
+    // Checked here, before any ledger makes its own: bad names are refused before anything connects.
+    const RedisQueueKeys keys = target.keys;
+    const redis::PageWriter checked(keys);
+    return open_redis_job_store(std::move(target), definition,
+                                [keys] { return std::make_unique<redis::PageWriter>(keys); });
 }
 
 }  // namespace rowpump

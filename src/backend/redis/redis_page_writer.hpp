@@ -10,20 +10,14 @@
 #include <vector>
 
 #include "backend/redis/redis_push_plan.hpp"
+#include "backend/redis/redis_queue_writer.hpp"
 #include "redis/connection.hpp"
 
 namespace rowpump::redis {
 
-// What a fenced page commits with its rows: `script`, run inside the page's MULTI after its pushes, with
-// KEYS = `range_key`, the queue's ready lists, its delayed set; ARGV = `arguments`. The caller WATCHes
-// what the fence rests on before write().
-struct CheckpointMove {
-    std::string_view script;
-    std::string_view range_key;
-    std::vector<std::string> arguments;
-};
-
-class PageWriter {
+// A fenced page's CheckpointMove (redis_queue_writer.hpp) gets KEYS = its range, the queue's ready lists,
+// its delayed set.
+class PageWriter final : public QueueWriter {
 public:
     // Throws UsageError for bad names (PushPlan), before anything connects.
     explicit PageWriter(const RedisQueueKeys& keys) : plan_(keys) {}
@@ -33,10 +27,11 @@ public:
     // QueueError when a command inside it was refused. Without, always true; a lost connection midway
     // leaves the page partly pushed (the caller's retry pushes it again: at-least-once).
     bool write(Connection& connection, const std::vector<Message>& batch, DelayedTag first_tag,
-               const CheckpointMove* fence = nullptr);
+               const CheckpointMove* fence = nullptr) override;
 
     // The ready tasks waiting in the queue's lists (LLEN of each). Not retried: the caller's retrying() is.
-    std::uint64_t ready_count(Connection& connection) const;
+    std::uint64_t ready_count(Connection& connection) const override;
+    void check_key_types(Connection& connection) const override { plan_.check_key_types(connection); }
 
     const PushPlan& plan() const noexcept { return plan_; }
 

@@ -4,11 +4,17 @@
 #include <memory>
 
 #include "checkpoint/job_store.hpp"
+#include "backend/redis/redis_queue_writer.hpp"
 #include "backend/redis/redis_target.hpp"
 
 namespace rowpump {
 
 std::unique_ptr<Sink> make_redis_sink(RedisTarget target);
+// The job store over the queue's lists (PageWriter).
 std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition);
+// The job store over the keys of `make_writer`'s writers (a stream's, backend/redis_streams/): the same
+// ranges, leases, splits and fenced pages.
+std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition,
+                                               redis::QueueWriterFactory make_writer);
 
 }  // namespace rowpump

@@ -12,6 +12,7 @@
 #include "backend/redis/redis_backend.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis_cluster/redis_cluster_backend.hpp"
+#include "backend/redis_streams/redis_streams_backend.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -69,21 +70,38 @@ const Backend& backend_for_uri(const std::string& uri, TargetRole role) {
                      redact_url(uri) + "': " + accepted_forms(role));
 }
 
+namespace {
+
+// A Redis stream shares the Redis schemes with the lists: the push mode (XADD), or a consumer group on the
+// consumer side, picks it. On another backend they are refused.
+const Backend& stream_or(const Backend& backend, bool stream, const std::string& uri, std::string_view asked) {
+    if (!stream) return backend;
+    if (&backend == &redis_backend()) return redis_streams_backend();
+    throw UsageError(std::string(asked) + " reads or writes a Redis stream, and " + redact_url(uri) + " is " +
+                     std::string(backend.what()) +
+                     ": use a redis:// source or sink (or rediss://, redis+unix://, redis-sentinel://)");
+}
+
+}  // namespace
+
 const Backend& backend_for(const SinkSpec& spec) {
     if (spec.redis_target && spec.mysql_target)
         throw UsageError("the sink names both a Redis and a MySQL target: give one of them");
-    if (spec.redis_target) return redis_backend();
-    if (spec.mysql_target) return mysql_queue_backend();
-    return backend_for_uri(spec.uri, TargetRole::sink);
+    const Backend& backend = spec.redis_target   ? redis_backend()
+                             : spec.mysql_target ? mysql_queue_backend()
+                                                 : backend_for_uri(spec.uri, TargetRole::sink);
+    return stream_or(backend, spec.push == PushSide::xadd, spec.uri, "--push xadd");
 }
 
 // A URL names its backend by its scheme (a Redis Cluster's source is typed with its first node's options);
 // a source with no URL by the type of its connection.
 const Backend& backend_for(const QueueSource& source) {
-    if (!source.url.empty()) return backend_for_uri(source.url, TargetRole::queue_source);
-    if (std::holds_alternative<RedisOptions>(source.connection)) return redis_backend();
-    if (std::holds_alternative<MySqlOptions>(source.connection)) return mysql_queue_backend();
-    return backend_for_uri(source.url, TargetRole::queue_source);
+    const Backend& backend = !source.url.empty() ? backend_for_uri(source.url, TargetRole::queue_source)
+                             : std::holds_alternative<RedisOptions>(source.connection) ? redis_backend()
+                             : std::holds_alternative<MySqlOptions>(source.connection)
+                                 ? mysql_queue_backend()
+                                 : backend_for_uri(source.url, TargetRole::queue_source);
+    return stream_or(backend, !source.stream_group.empty(), source.url, "--group");
 }
 
 QueueSource typed_source(const QueueSource& source) { return backend_for(source).parse_source(source); }

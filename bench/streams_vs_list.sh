@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Issue 30's stream benchmark: a table into a Redis stream (`rowpump backfill --push xadd`, one XADD an entry,
+# pipelined per page) against the same table into a Redis list (the default RPUSH, variadic). Same rows, same
+# payloads (the JSON row), same workers. Goal: the stream at least 0.7x the list's rows/s.
+#
+# A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
+# Every run is checked: the list or the stream must hold exactly the table's rows. Per run
+# (bench/lib/measure.sh): wall seconds, the client's user+sys CPU and peak RSS (GNU time), the MariaDB and
+# Redis servers' CPU (/proc/PID/stat).
+#
+#   eval "$(scripts/services.sh env)"
+#   ROWPUMP_BIN=build/rowpump bench/streams_vs_list.sh                        # sbtest1, 1M rows
+#   ROWS=200000 BENCH_RUNS=3 ROWPUMP_BIN=build/rowpump bench/streams_vs_list.sh  # its first 200k rows
+#
+# Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump), ROWS /
+# BENCH_ROWS (0: the whole sbtest1; N: rp_bench_sbtest_small, its first N rows, results under /tmp unless
+# BENCH_RESULTS says otherwise), BENCH_RUNS (3), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS
+# (bench/results/streams_vs_list.md), BENCH_MARIADB_PID and BENCH_REDIS_PID. Everything it creates is named
+# rp_bench_* and removed at the end.
+set -euo pipefail
+
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$root/bench/lib/measure.sh"
+runs="$(setting BENCH_RUNS 3 count)"
+small_rows="$(small_mode_rows)"
+results_file streams_vs_list "$small_rows"
+list="rp_bench_list_$$"
+stream="rp_bench_stream_$$"
+small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
+
+require_env ROWPUMP_MYSQL_URL
+require_env ROWPUMP_REDIS_URL
+require_rowpump "$rowpump_bin"
+require_tools mariadb redis-cli
+
+refuse_when_loaded "$cores"
+connect_servers rp_bench_streams default-character-set=utf8mb4
+measure_setup
+
+created_small=0
+cleanup() {
+  local status=$?
+  trap - EXIT
+  redis UNLINK "$list" "$stream" >/dev/null 2>&1 || true
+  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
+  rm -rf "$private_dir"
+  exit "$status"
+}
+clean_up_on_exit cleanup
+
+((small_rows == 0)) || created_small=1
+sbtest_table "$small_rows"
+log "$rows rows of $db_name.$table into $redis_sink: list $list against stream $stream; load $load_before on $cores cores; $runs rounds"
+log "warm-up of the buffer pool: a client read of the table"
+mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+
+check() {  # NAME KEY COUNT_COMMAND
+  local length
+  length="$(redis "$3" "$2")"
+  [[ "$length" == "$rows" ]] || fail "$1 left $length entries in $2, expected $rows"
+}
+run() {
+  redis UNLINK "$list" "$stream" >/dev/null
+  case "$1" in
+    list) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$list"
+          check list "$list" LLEN ;;
+    stream) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$stream" \
+              --push xadd
+            check stream "$stream" XLEN ;;
+  esac
+  redis UNLINK "$list" "$stream" >/dev/null
+}
+
+names=(stream list)
+rotating_rounds "" run run "${names[@]}"
+uptime_after="$(uptime_line)"
+
+median_of() { column_median "$1" "$2"; }
+column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
+rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
+ratio="$(awk -v a="$(rows_per_s stream)" -v b="$(rows_per_s list)" 'BEGIN { printf "%.2f", a / b }')"
+result_row() {  # LABEL NAME
+  awk -v l="$1" -v n="$rows" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" \
+      -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" -v rss="$(column_max "$2" 2)" \
+      -v runs="$(joined "$private_dir/$2.times")" \
+      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
+}
+verdict="met"
+awk -v s="$ratio" 'BEGIN { exit !(s >= 0.7) }' || verdict="**not met**"
+
+mkdir -p "$(dirname "$results")"
+{
+  echo "# A table into a Redis stream against a Redis list (issue 30)"
+  echo
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  echo "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p')."
+  echo "Produced by \`bench/streams_vs_list.sh\`; servers and client on the same machine."
+  ((small_rows == 0)) || echo "**Small mode** (ROWS=$small_rows): \`$table\`, the first $small_rows rows of sbtest1. Not the issue's size."
+  echo
+  echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
+  echo
+  echo "A warm-up run of each, then $runs round(s), the order alternating each round; medians. Every run is checked to"
+  echo "leave exactly $rows entries in the list (LLEN) or the stream (XLEN). Client CPU = user+sys of the command (GNU"
+  echo "time); MariaDB and Redis CPU = utime+stime of each server's /proc/PID/stat over the run; floor = (client +"
+  echo "MariaDB + Redis CPU) / $cores cores. Peak RSS: the largest of the runs."
+  echo
+  echo "| sink | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  result_row "\`--push xadd\`: a stream, one XADD an entry (default workers: $cores)" stream
+  result_row "the default: a list, variadic RPUSH (default workers: $cores)" list
+  echo
+  echo "## Goal (issue 30)"
+  echo
+  echo "| goal | measured | |"
+  echo "|---|---|---|"
+  echo "| stream rows/s / list's >= 0.7 | $ratio | $verdict |"
+} >"$results"
+log "results in $results: stream $(rows_per_s stream) rows/s, list $(rows_per_s list) rows/s, ${ratio}x"
