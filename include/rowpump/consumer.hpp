@@ -135,6 +135,9 @@ struct ConsumerOptions {
     // over what its predecessor held. Empty: <host>:<pid>:<n>.
     std::string consumer;
     std::chrono::milliseconds poll_interval{100};  // Redis, several priority lists: RedisQueueOptions
+    // Redis Cluster: the queue is spread over this many shards, {queue:0} ... {queue:N-1} (the producer's
+    // --shards); every worker reads all of them, from a start that rotates. 0: one queue, as named.
+    std::size_t shards = 0;
 
     std::size_t workers = 1;  // each with its own connection
     std::size_t batch = 1;    // tasks claimed at a time by a worker

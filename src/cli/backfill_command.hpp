@@ -35,6 +35,7 @@ struct BackfillOptions {
     DelayedMembers delayed_members = RedisSinkOptions{}.delayed_members;
     std::string state_prefix = JobSpec{}.state_prefix;
     std::string redis_wait;  // --redis-wait N[:timeout_ms]
+    std::size_t shards = 0;  // --shards N (0: not given)
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;

@@ -16,7 +16,7 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
     add_schema_options(command, {{queue_source, options.source}, {queue_name, options.queue, required},
                                  {priority_lists, options.priority_lists}, {return_to, options.return_list},
                                  {list_key, options.list_key}, {delayed_key, options.delayed_key},
-                                 {delay_score, options.delay_score}});
+                                 {delay_score, options.delay_score}, {shards, options.shards}});
     // The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
     add_timeout_flags(command, options.timeouts);
 }

@@ -22,6 +22,7 @@ struct QueueOptions {
     std::string list_key = RedisQueueOptions{}.list_key;
     std::string delayed_key = RedisQueueOptions{}.delayed_key;
     DelayScore delay_score = RedisQueueOptions{}.delay_score;
+    std::size_t shards = 0;  // --shards N (0: not given)
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume

@@ -67,6 +67,8 @@ ConsumerOptions consumer_options(const QueueOptions& options) {
     consumer.delayed_key = options.delayed_key;
     consumer.delay_score = options.delay_score;
     consumer.return_list = options.return_list;
+    consumer.shards = options.shards;
+    config::check_shards_apply(consumer.shards, options.source, backend.traits().shards);
     consumer.consumer = options.consumer;  // the library adds :<n> per worker
     consumer.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
     consumer.workers = options.concurrency;

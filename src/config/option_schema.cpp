@@ -133,6 +133,10 @@ std::vector<OptionSpec> sink_options() {
         text(redis_wait, "--redis-wait", "sink.redis_wait",
              "Redis: N[:timeout_ms]: after each page, WAIT until N replicas have it (default timeout 1000 ms); a "
              "page they do not acknowledge is retried with --job-id, and fails the run without one"),
+        whole(shards, "--shards", "sink.shards",
+              "Redis Cluster: spread the queue over N hash slots, the queues {NAME:0} ... {NAME:N-1}; each page goes "
+              "whole to one shard, and consumers (given the same --shards) read them all",
+              {1, 1024}, std::nullopt),
     };
 }
 

@@ -119,6 +119,11 @@ std::unique_ptr<QueueConsumer> open_redis_consumer(const ConsumerOptions& option
                                            options.heartbeat_timeout);
 }
 
+std::unique_ptr<QueueConsumer> open_named_redis_consumer(const ConsumerOptions& options) {
+    return std::make_unique<RedisConsumer>(consumer_redis_options(options), consumer_queue_options(options, nullptr),
+                                           options.heartbeat_timeout);
+}
+
 std::unique_ptr<QueueMaintainer> open_redis_maintainer(const ConsumerOptions& options,
                                                        std::vector<std::string> consumers) {
     return std::make_unique<RedisMaintainer>(consumer_redis_options(options), consumer_queue_options(options, nullptr),

@@ -22,6 +22,9 @@ RedisOptions consumer_redis_options(const ConsumerOptions& options);
 RedisQueueOptions consumer_queue_options(const ConsumerOptions& options, const std::size_t* worker);
 
 std::unique_ptr<QueueConsumer> open_redis_consumer(const ConsumerOptions& options, std::size_t worker);
+// A consumer named options.consumer as it is (no worker suffix; empty: <host>:<pid>:<n>): a worker of a
+// sharded queue takes one name on every shard, so that one heartbeat covers them all.
+std::unique_ptr<QueueConsumer> open_named_redis_consumer(const ConsumerOptions& options);
 // Beats for `consumers` three times per options.heartbeat_timeout, promotes every 200 ms, and reaps every
 // options.reap_interval (0: never) the consumers whose beat is older than options.heartbeat_timeout.
 std::unique_ptr<QueueMaintainer> open_redis_maintainer(const ConsumerOptions& options,

@@ -2,10 +2,12 @@
 
 #include <variant>
 
-#include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis_cluster/cluster_following.hpp"
+#include "backend/redis_cluster/cluster_owner.hpp"
 #include "backend/redis_cluster/cluster_queue_slot.hpp"
+#include "backend/redis_cluster/cluster_shards.hpp"
 #include "backend/redis_cluster/cluster_writers.hpp"
 #include "redis/cluster_client.hpp"
 #include "rowpump/error.hpp"
@@ -14,47 +16,36 @@ namespace rowpump {
 
 namespace {
 
-// The cluster's seeds, with the timeouts, retry budget and stop flag of the source's typed connection.
-redis::ClusterOptions source_cluster(const ConsumerOptions& options) {
-    redis::ClusterOptions cluster = redis::ClusterOptions::from_url(options.source.url);
-    const RedisOptions typed = consumer_redis_options(options);
-    for (RedisOptions& seed : cluster.seeds) {
-        static_cast<ServerTimeouts&>(seed) = static_cast<const ServerTimeouts&>(typed);
-        seed.stop = typed.stop;
-    }
-    return cluster;
-}
-
-// The consumers, their maintenance and the queue commands talk to the node that owns the queue's slot, found
-// when they open: they are the Redis backend's, pointed at that node. A slot that moves while they run is
-// not followed (a consumer's command then fails with MOVED and the run ends saying so).
-ConsumerOptions on_slot_owner(const ConsumerOptions& options) {
-    const RedisQueueOptions queue = consumer_queue_options(options, nullptr);
-    std::vector<std::string> keys;
-    for (const std::string& level : queue.priority_lists)
-        keys.push_back(redis::list_key(queue.list_key, queue.queue, level));
-    keys.push_back(redis::delayed_key(queue.delayed_key, queue.queue));
-    const std::uint16_t slot = redis::consumer_queue_slot(queue.queue, keys);
-    ConsumerOptions owned = options;
-    owned.source.connection = redis::ClusterClient::connect_at_start(source_cluster(options)).owner_options(slot);
-    return owned;
+// The consumers, their maintenance and the queue commands are the Redis backend's, on the node that owns the
+// queue's slot, following the slot when it moves (cluster_following.hpp).
+std::shared_ptr<redis::ClusterClient> cluster_client(const ConsumerOptions& options) {
+    return std::make_shared<redis::ClusterClient>(redis::ClusterClient::connect_at_start(source_cluster(options)));
 }
 
 class RedisClusterBackend final : public Backend {
 public:
     RedisClusterBackend()
-        : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/",
+        : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://)",
                    .what = "a Redis Cluster",
-                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .traits = {.takes_queue = true,
+                              .redis_keys = true,
+                              .worker_formats = true,
+                              .keeps_jobs = true,
+                              .shards = true},
                    .queue_meaning =
                        "the Redis list name with a hash tag, e.g. '{orders}', also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { cluster_target(spec); }
 
-    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override { return make_cluster_sink(cluster_target(spec)); }
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
+        ClusterTarget target = cluster_target(spec);
+        if (target.shards > 0) return make_cluster_shard_sink(target, target.shards);
+        return make_cluster_sink(std::move(target));
+    }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
         const RedisQueueKeys keys = redis_queue_keys(spec);
+        if (spec.redis_only.shards > 0) return check_shard_names(keys, spec.redis_only.shards, state_prefix != nullptr);
         const redis::PushPlan plan(keys);
         const std::uint16_t slot = redis::queue_slot(keys, plan);
         if (!state_prefix) return;
@@ -64,6 +55,7 @@ public:
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
+        if (spec.redis_only.shards > 0) check_shard_names(redis_queue_keys(spec), spec.redis_only.shards, true);
         return open_cluster_job_store(cluster_target(spec), definition);
     }
 
@@ -77,14 +69,17 @@ public:
         return typed;
     }
     std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
-        return open_redis_consumer(on_slot_owner(options), worker);
+        if (options.shards > 0) return open_shard_consumer(options, worker);
+        return open_following_consumer(cluster_client(options), options, &worker);
     }
     std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
                                                      std::vector<std::string> consumers) const override {
-        return open_redis_maintainer(on_slot_owner(options), std::move(consumers));
+        if (options.shards > 0) return open_shard_maintainer(options, std::move(consumers));
+        return open_following_maintainer(cluster_client(options), options, std::move(consumers));
     }
     std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
-        return open_redis_admin(on_slot_owner(options));
+        if (options.shards > 0) return open_shard_admin(options);
+        return open_following_admin(cluster_client(options), options);
     }
 };
 
