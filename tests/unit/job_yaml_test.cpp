@@ -387,7 +387,8 @@ TEST_F(JobYamlTest, BadSinkUri) {
     expect_job_error(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n", 5, 8,
                      "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
                      "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
-                     "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or mysql://user:pass@host:port/db");
+                     "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or "
+                     "mysql://user:pass@host:port/db");
 }
 
 TEST_F(JobYamlTest, PasswordsNeverAppearInErrors) {
