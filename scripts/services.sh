@@ -10,6 +10,8 @@
 #   scripts/services.sh start-redis-cluster | stop-redis-cluster   only the Redis Cluster (6 nodes, 6501-6506)
 #   scripts/services.sh start-redis-extras | stop-redis-extras   only the TLS Redis and the Sentinel setup
 #     (scripts/services/redis_tls.sh, redis_sentinel.sh; start and stop include them)
+#   scripts/services.sh start-redis-tls-cluster | stop-redis-tls-cluster   only the TLS Redis Cluster (3 masters,
+#     6511-6513, scripts/services/redis_tls_cluster.sh; start and stop include it)
 #
 # The replica is a second mariadbd that replicates from the first through its binary log, for the tests of
 # the replica-lag throttle (they stop its SQL thread). It starts from the first one's schema, not its rows.
@@ -363,6 +365,7 @@ print_env() {
     echo "export ROWPUMP_REPLICA_URL=mysql://$db_user@127.0.0.1:$replica_port/$db_name"
   fi
   print_redis_cluster_env
+  print_redis_tls_cluster_env
 }
 
 status() {
@@ -388,6 +391,7 @@ status() {
   redis_cluster_status || running=$((running - 1))
   redis_tls_status || running=$((running - 1))
   redis_sentinel_status || running=$((running - 1))
+  redis_tls_cluster_status || running=$((running - 1))
   (( running == 2 )) || return 3
 }
 
@@ -400,6 +404,8 @@ source "$root/scripts/services/redis_tls.sh"
 source "$root/scripts/services/redis_sentinel.sh"
 # shellcheck source=services/redis_cluster.sh
 source "$root/scripts/services/redis_cluster.sh"
+# shellcheck source=services/redis_tls_cluster.sh
+source "$root/scripts/services/redis_tls_cluster.sh"
 
 # A server keeps every descriptor it inherits for as long as it runs. Started under `flock LOCK`, or from a
 # test that reads our output until EOF, it would hold that lock or pipe forever: close all above stderr.
@@ -421,6 +427,7 @@ case "${1:-}" in
     start_redis_cluster
     start_redis_tls
     start_redis_sentinel
+    start_redis_tls_cluster
     print_env
     ;;
   stop)
@@ -431,9 +438,12 @@ case "${1:-}" in
     stop_redis_cluster
     stop_redis_tls
     stop_redis_sentinel
+    stop_redis_tls_cluster
     ;;
   start-redis-cluster) close_inherited_fds; start_redis_cluster; print_redis_cluster_env ;;
   stop-redis-cluster) stop_redis_cluster ;;
+  start-redis-tls-cluster) close_inherited_fds; start_redis_tls_cluster; print_redis_tls_cluster_env ;;
+  stop-redis-tls-cluster) stop_redis_tls_cluster ;;
   start-redis-extras) close_inherited_fds; start_redis_tls; start_redis_sentinel; print_redis_tls_env
     print_redis_sentinel_env ;;
   stop-redis-extras) stop_redis_tls; stop_redis_sentinel ;;
@@ -441,7 +451,7 @@ case "${1:-}" in
   status) status ;;
   env) print_env ;;
   *)
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

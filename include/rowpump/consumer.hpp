@@ -132,6 +132,9 @@ struct ConsumerOptions {
     // recovered tasks go, the poll interval, and the consumers' name: the workers are <consumer>:0,
     // <consumer>:1, ... (empty: <host>:<pid>:<n>).
     RedisConsumerOptions redis;
+    // Redis Cluster: the queue is spread over this many shards, {queue:0} ... {queue:N-1} (the producer's
+    // --shards); every worker reads all of them, from a start that rotates. 0: one queue, as named.
+    std::size_t shards = 0;
 
     std::size_t workers = 1;  // each with its own connection
     std::size_t batch = 1;    // tasks claimed at a time by a worker

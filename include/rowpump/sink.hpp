@@ -8,6 +8,7 @@
 // A program that holds its connection settings (a password from its own secret store) gives them as they
 // are instead, with SinkSpec::redis() or SinkSpec::mysql(): nothing is formatted into a URL.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -66,6 +67,9 @@ struct RedisSinkOptions : RedisKeyNames {
     std::chrono::milliseconds wait_timeout{1000};
     // PushSide::xadd: each XADD trims the stream to about this many entries (MAXLEN ~ N); 0: no trim.
     std::uint64_t stream_maxlen = 0;
+    // Spread the queue over this many shards, the queues {queue:0} ... {queue:N-1}, each in its own hash
+    // slot of a Redis Cluster (--shards N; 0: one queue, as named). Each page goes whole to one shard.
+    std::size_t shards = 0;
 };
 
 struct SinkSpec {

@@ -33,6 +33,7 @@ struct BackendTraits {
     bool keeps_jobs = false;      // a job id's checkpoints can be kept beside the queue
     bool claims_expire = false;   // its consumers' claims are taken back after ConsumerOptions::claim_timeout
     bool waits_for_replicas = false;  // --redis-wait applies: each page waits for the server's replicas (WAIT)
+    bool shards = false;              // --shards applies: one queue spread over the hash slots of a cluster
 };
 
 // What a backend says of itself, fixed for all its sinks: data each backend gives its base, not behaviour.

@@ -57,7 +57,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                   {delay_score, options.redis_names.delay_score},
                                   {delayed_members, options.delayed_members},
                                   {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait},
-                                  {stream_maxlen, options.stream_maxlen}});
+                                  {stream_maxlen, options.stream_maxlen}, {shards, options.shards}});
     add_encoding_flags(*command, options.encoding);
     add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
                                   {delay, options.delay_seconds}, {due_column, options.due_column},
@@ -119,6 +119,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.sink.redis_only.stream_maxlen = options.stream_maxlen;
     spec.state_prefix = options.state_prefix;
     if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
+    spec.sink.redis_only.shards = options.shards;
     spec.route.priority_column = options.priority_column;
     if (!options.priority_levels.empty()) spec.route.levels = parse_priority_levels(options.priority_levels);
     spec.route.delay = std::chrono::milliseconds(static_cast<std::int64_t>(options.delay_seconds * 1000));

@@ -34,6 +34,7 @@ struct BackfillOptions {
     std::string state_prefix = JobSpec{}.state_prefix;
     std::string redis_wait;  // --redis-wait N[:timeout_ms]
     std::uint64_t stream_maxlen = 0;  // --push xadd: MAXLEN ~ N
+    std::size_t shards = 0;  // --shards N (0: not given)
     std::string priority_column;
     std::string priority_levels;  // "high:100,mid:10,low"
     double delay_seconds = 0;

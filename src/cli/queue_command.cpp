@@ -18,7 +18,8 @@ void add_queue_options(CLI::App& command, QueueOptions& options) {
                                  {priority_lists, options.priority_lists}, {return_to, options.return_list},
                                  {list_key, options.redis_names.list_key},
                                  {delayed_key, options.redis_names.delayed_key},
-                                 {delay_score, options.redis_names.delay_score}});
+                                 {delay_score, options.redis_names.delay_score},
+                                 {shards, options.shards}});
     // The MySQL and Redis connections of every subcommand wait and retry alike: the same flags as backfill's.
     add_timeout_flags(command, options.timeouts);
 }

@@ -20,6 +20,7 @@ struct QueueOptions {
     std::vector<std::string> priority_lists;  // Redis: Q:p:<name>, highest first, read before Q
     std::string return_list;                  // Redis: where retries, promotions, recoveries go ("" = Q)
     RedisKeyNames redis_names;  // Redis: the producer's --list-key, --delayed-key and --delay-score
+    std::size_t shards = 0;  // --shards N (0: not given)
     TimeoutFlags timeouts;  // --read-timeout, --write-timeout, --retry-budget
 
     // consume

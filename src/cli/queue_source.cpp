@@ -61,6 +61,8 @@ ConsumerOptions consumer_options(const QueueOptions& options) {
     consumer.redis.return_list = options.return_list;
     consumer.redis.consumer = options.consumer;  // the library adds :<n> per worker
     consumer.redis.poll_interval = flag_milliseconds(options.poll_seconds, OptionId::poll);
+    consumer.shards = options.shards;
+    config::check_shards_apply(consumer.shards, options.source, backend.traits().shards);
     consumer.workers = options.concurrency;
     consumer.batch = options.batch;
     consumer.until_empty = options.until_empty;

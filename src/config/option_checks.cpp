@@ -97,6 +97,13 @@ void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas) {
                        OptionId::redis_wait});
 }
 
+void check_shards_apply(std::size_t shards, const std::string& uri, bool spreads_shards) {
+    if (shards == 0 || spreads_shards) return;
+    throw OptionError({OptionId::shards, " spreads a queue over the hash slots of a Redis Cluster, and " +
+                                             redact_url(uri) + " is not one (redis-cluster://): remove ",
+                       OptionId::shards});
+}
+
 void check_lag_query_applies(const ThrottleSpec& throttle) {
     if (throttle.lag_query.empty() || !throttle.replicas.empty()) return;
     throw OptionError({OptionId::lag_query, " runs on the replicas, and none is given: add ", OptionId::replica});

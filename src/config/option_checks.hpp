@@ -38,6 +38,8 @@ void check_overwrite_applies(const SinkSpec& sink, bool file_sink);
 // --redis-wait waits for the replicas of one Redis server (redis://, rediss://, redis+unix://,
 // redis-sentinel://): not with another sink.
 void check_redis_wait_applies(const SinkSpec& sink, bool waits_for_replicas);
+// --shards N (0: not given) applies to a Redis Cluster only (`spreads_shards`, the backend's trait).
+void check_shards_apply(std::size_t shards, const std::string& uri, bool spreads_shards);
 
 // A lag query runs on the replicas: not without them.
 void check_lag_query_applies(const ThrottleSpec& throttle);

@@ -137,6 +137,10 @@ std::vector<OptionSpec> sink_options() {
         whole(stream_maxlen, "--stream-maxlen", "sink.stream_maxlen",
               "--push xadd: trim the stream to about N entries as rows go in (XADD MAXLEN ~ N; default 0, no trim)",
               {0, UINT64_MAX}, 0),
+        whole(shards, "--shards", "sink.shards",
+              "Redis Cluster: spread the queue over N hash slots, the queues {NAME:0} ... {NAME:N-1}; each page goes "
+              "whole to one shard, and consumers (given the same --shards) read them all",
+              {1, 1024}, std::nullopt),
     };
 }
 

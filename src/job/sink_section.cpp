@@ -74,6 +74,10 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
     read_option(sink, OptionId::stream_maxlen, spec.sink.redis_only.stream_maxlen);
     if (auto prefix = read_option(sink, OptionId::state_prefix, spec.state_prefix))
         at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
+    if (auto shards = read_option(sink, OptionId::shards, spec.sink.redis_only.shards))
+        at_field(*shards, [&] {
+            config::check_shards_apply(spec.sink.redis_only.shards, spec.sink.uri, backend_for(spec.sink).traits().shards);
+        });
     std::string redis_wait;
     if (auto wait = read_option(sink, OptionId::redis_wait, redis_wait))
         at_field(*wait, [&] {

@@ -76,6 +76,7 @@ void check_spec(const JobSpec& spec) {
     check_derived_fields(spec.sink, spec.format, spec.task, &levels);
     config::check_overwrite_applies(spec.sink, backend_for(spec.sink).traits().replaces_files);
     config::check_redis_wait_applies(spec.sink, backend_for(spec.sink).traits().waits_for_replicas);
+    config::check_shards_apply(spec.sink.redis_only.shards, spec.sink.uri, backend_for(spec.sink).traits().shards);
     check_payload_options(spec.format, spec.payload);
     check_key_names(spec);
 }

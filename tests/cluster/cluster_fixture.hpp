@@ -132,6 +132,37 @@ protected:
     }
     // A connection of the test's own to one node.
     redis::Connection connect(const NodeInfo& node) { return redis::Connection(client_->options().node(node.host, node.port)); }
+    // A master other than `node`.
+    NodeInfo other_master(const NodeInfo& node) {
+        for (const NodeInfo& other : cluster_nodes())
+            if (other.master && other.id != node.id) return other;
+        ADD_FAILURE() << "no master besides " << node.address();
+        return {};
+    }
+
+    // The first half of a slot migration by hand, as redis-cli --cluster reshard makes it: the test's slot
+    // is IMPORTING on `target` and MIGRATING on `source`, and every key of it is MIGRATEd over. From now on
+    // the source answers ASK for the slot's keys, until finish_migration().
+    void migrate_keys(const NodeInfo& source, const NodeInfo& target) {
+        redis::Connection from = connect(source);
+        redis::Connection to = connect(target);
+        const std::string slot = std::to_string(slot_);
+        to.command({"CLUSTER", "SETSLOT", slot, "IMPORTING", source.id});
+        from.command({"CLUSTER", "SETSLOT", slot, "MIGRATING", target.id});
+        // While the slot migrates, a key missing on the source is answered ASK: no key is created there again.
+        while (from.command({"CLUSTER", "COUNTKEYSINSLOT", slot}).integer > 0) {
+            const auto keys = from.command({"CLUSTER", "GETKEYSINSLOT", slot, "100"});
+            std::vector<std::string_view> migrate{"MIGRATE", target.host, std::to_string(target.port), "", "0", "5000", "KEYS"};
+            for (const auto& key : keys.elements) migrate.push_back(key.text);
+            from.command(migrate);
+        }
+    }
+    // The second half: every master hands the slot to `target`, whose clients are answered MOVED there.
+    void finish_migration(const NodeInfo& target) {
+        for (const NodeInfo& node : cluster_nodes())
+            if (node.master) connect(node).command({"CLUSTER", "SETSLOT", std::to_string(slot_), "NODE", target.id});
+        EXPECT_TRUE(wait_until([&] { return owner_address() == target.address(); }, std::chrono::seconds(10)));
+    }
 
     std::vector<std::string> backfill_args(const std::vector<std::string>& extra) {
         std::vector<std::string> args{"backfill", "--mysql", mysql_url_, "--table", table_, "--sink", url_,

@@ -18,22 +18,10 @@ TEST_F(ClusterMigrationTest, SlotMovedMidRunIsFollowedThroughAskAndMoved) {
     ASSERT_TRUE(wait_until([&] { return length(high) > 0; }, std::chrono::seconds(20))) << backfill.describe();
 
     const NodeInfo source = node_at(owner_address());
-    NodeInfo target;
-    for (const NodeInfo& node : cluster_nodes())
-        if (node.master && node.id != source.id) target = node;
-    ASSERT_FALSE(target.id.empty()) << "no other master";
-    redis::Connection from = connect(source);
+    const NodeInfo target = other_master(source);
+    ASSERT_FALSE(target.id.empty());
+    migrate_keys(source, target);
     redis::Connection to = connect(target);
-    const std::string slot = std::to_string(slot_);
-    to.command({"CLUSTER", "SETSLOT", slot, "IMPORTING", source.id});
-    from.command({"CLUSTER", "SETSLOT", slot, "MIGRATING", target.id});
-    // While the slot migrates, a key missing on the source is answered ASK: no key is created there again.
-    while (from.command({"CLUSTER", "COUNTKEYSINSLOT", slot}).integer > 0) {
-        const auto keys = from.command({"CLUSTER", "GETKEYSINSLOT", slot, "100"});
-        std::vector<std::string_view> migrate{"MIGRATE", target.host, std::to_string(target.port), "", "0", "5000", "KEYS"};
-        for (const auto& key : keys.elements) migrate.push_back(key.text);
-        from.command(migrate);
-    }
     // Every key is on the target now, which serves them only after ASKING: the sink's pages keep arriving.
     const auto target_length = [&] {
         to.append({"ASKING"});
@@ -45,9 +33,7 @@ TEST_F(ClusterMigrationTest, SlotMovedMidRunIsFollowedThroughAskAndMoved) {
         << "no page reached the importing node through ASK\n" << backfill.describe();
     EXPECT_FALSE(backfill.poll()) << "the backfill ended before the migration did: " << backfill.describe();
 
-    for (const NodeInfo& node : cluster_nodes())
-        if (node.master) connect(node).command({"CLUSTER", "SETSLOT", slot, "NODE", target.id});
-    ASSERT_TRUE(wait_until([&] { return owner_address() == target.address(); }, std::chrono::seconds(10)));
+    finish_migration(target);
 
     const auto ended = backfill.wait_for(std::chrono::seconds(60));
     ASSERT_EQ(ended, 0) << backfill.describe();

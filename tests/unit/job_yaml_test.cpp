@@ -188,7 +188,7 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
                      "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
                      "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
                      "csv_null, list_key, "
-                     "delayed_key, delay_score, delayed_members, state_prefix, redis_wait, stream_maxlen; "
+                     "delayed_key, delay_score, delayed_members, state_prefix, redis_wait, stream_maxlen, shards; "
                      "got 'stdout'");
     expect_job_error(std::string(minimal_source) + "  key: {a: 1}\nsink:\n  uri: stdout\n",
                      4, 8, "source.key: expected a name or a list of names, got a map");
@@ -387,7 +387,8 @@ TEST_F(JobYamlTest, BadSinkUri) {
     expect_job_error(std::string(minimal_source) + "sink:\n  uri: kafka://broker:9092\n  queue: q\n", 5, 8,
                      "sink.uri: unsupported sink 'kafka://broker:9092': expected stdout, file:PATH, "
                      "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
-                     "redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db");
+                     "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or "
+                     "mysql://user:pass@host:port/db");
 }
 
 TEST_F(JobYamlTest, PasswordsNeverAppearInErrors) {

@@ -165,7 +165,7 @@ TEST(OptionSchemaTest, SectionKeysKeepTheJobFilesOrder) {
                                         "overwrite", "job_class", "task", "sidekiq_timestamps", "template",
                                         "big_numbers", "json_columns", "csv_null", "list_key", "delayed_key",
                                         "delay_score", "delayed_members", "state_prefix", "redis_wait",
-                                        "stream_maxlen"}));
+                                        "stream_maxlen", "shards"}));
     EXPECT_EQ(config::section_keys("sink.priority"), (std::vector<std::string>{"column", "levels"}));
     EXPECT_EQ(config::section_keys("limits"), (std::vector<std::string>{"rate", "high_water"}));
     EXPECT_EQ(config::section_keys("partitions"), (std::vector<std::string>{"count", "strategy"}));

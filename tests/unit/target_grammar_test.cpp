@@ -83,12 +83,12 @@ TEST(TargetGrammar, AnUnknownSchemeIsOneLineNamingTheAcceptedForms) {
         EXPECT_EQ(usage_error(TargetRole::sink, uri),
                   "unsupported sink '" + std::string(uri) +
                       "': expected stdout, file:PATH, redis://[user:pass@]host:port/db (or rediss://, redis+unix://, "
-                      "redis-sentinel://), redis-cluster://[user:pass@]host:port[,host:port...]/ or "
+                      "redis-sentinel://), redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or "
                       "mysql://user:pass@host:port/db");
         EXPECT_EQ(usage_error(TargetRole::queue_source, uri),
                   "unsupported queue source '" + std::string(uri) +
                       "': expected redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
-                      "redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db "
+                      "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or mysql://user:pass@host:port/db "
                       "(neither stdout nor a file holds a queue)");
     }
 }

@@ -115,6 +115,10 @@ std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisConsumerTarget& ta
     return std::make_unique<RedisConsumer>(target.connection, target.for_worker(worker), target.heartbeat_timeout);
 }
 
+std::unique_ptr<QueueConsumer> open_named_redis_consumer(const RedisConsumerTarget& target) {
+    return std::make_unique<RedisConsumer>(target.connection, target.queue, target.heartbeat_timeout);
+}
+
 std::unique_ptr<QueueMaintainer> open_redis_maintainer(const RedisConsumerTarget& target,
                                                        std::vector<std::string> consumers) {
     return std::make_unique<RedisMaintainer>(target.connection, target.queue, std::move(consumers),

@@ -35,6 +35,9 @@ RedisOptions source_redis_options(const QueueSource& source);
 RedisConsumerTarget redis_consumer_target(const ConsumerOptions& options);
 
 std::unique_ptr<QueueConsumer> open_redis_consumer(const RedisConsumerTarget& target, std::size_t worker);
+// A consumer named as the target names it (no worker suffix; empty: <host>:<pid>:<n>): a worker of a
+// sharded queue takes one name on every shard, so that one heartbeat covers them all.
+std::unique_ptr<QueueConsumer> open_named_redis_consumer(const RedisConsumerTarget& target);
 // Beats for `consumers` three times per heartbeat_timeout, promotes every 200 ms, and reaps every
 // reap_interval (0: never) the consumers whose beat is older than heartbeat_timeout.
 std::unique_ptr<QueueMaintainer> open_redis_maintainer(const RedisConsumerTarget& target,

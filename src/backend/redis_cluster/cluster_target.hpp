@@ -14,6 +14,7 @@ struct ClusterTarget {
     redis::ClusterOptions cluster;  // each seed with the spec's timeouts, retry budget and stop flag
     RedisQueueKeys keys;
     RedisReplicaWait wait;
+    std::size_t shards = 0;  // --shards: the queue spread over this many slots (0: one queue)
 
     // The Redis backend's target on one node of the cluster (the owner of the queue's slot).
     RedisTarget on_node(RedisOptions node) const { return {.connection = std::move(node), .keys = keys, .wait = wait}; }

@@ -6,7 +6,10 @@
 #include "backend/redis/redis_job_admin.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "backend/redis_cluster/cluster_following.hpp"
+#include "backend/redis_cluster/cluster_owner.hpp"
 #include "backend/redis_cluster/cluster_queue_slot.hpp"
+#include "backend/redis_cluster/cluster_shards.hpp"
 #include "backend/redis_cluster/cluster_writers.hpp"
 #include "redis/cluster_client.hpp"
 #include "rowpump/error.hpp"
@@ -15,39 +18,36 @@ namespace rowpump {
 
 namespace {
 
-// The consumers, their maintenance and the queue commands talk to the node that owns the queue's slot, found
-// when they open: they are the Redis backend's, pointed at that node. A slot that moves while they run is
-// not followed (a consumer's command then fails with MOVED and the run ends saying so).
-RedisConsumerTarget on_slot_owner(const ConsumerOptions& options) {
-    RedisConsumerTarget target = redis_consumer_target(options);
-    std::vector<std::string> keys = redis::consumer_ready_lists(target.queue);
-    keys.push_back(redis::delayed_key(target.queue.delayed_key, target.queue.queue));
-    const std::uint16_t slot = redis::consumer_queue_slot(target.queue.queue, keys);
-    // The cluster's seeds, with the timeouts, retry budget and stop flag of the source's typed connection.
-    redis::ClusterOptions cluster = redis::ClusterOptions::from_url(options.source.url);
-    for (RedisOptions& seed : cluster.seeds) {
-        static_cast<ServerTimeouts&>(seed) = static_cast<const ServerTimeouts&>(target.connection);
-        seed.stop = target.connection.stop;
-    }
-    target.connection = redis::ClusterClient::connect_at_start(cluster).owner_options(slot);
-    return target;
+// The consumers, their maintenance and the queue commands are the Redis backend's, on the node that owns the
+// queue's slot, following the slot when it moves (cluster_following.hpp).
+std::shared_ptr<redis::ClusterClient> cluster_client(const ConsumerOptions& options) {
+    return std::make_shared<redis::ClusterClient>(redis::ClusterClient::connect_at_start(source_cluster(options)));
 }
 
-class RedisClusterBackend final : public RedisConsumersBackend {
+class RedisClusterBackend final : public Backend {
 public:
     RedisClusterBackend()
-        : RedisConsumersBackend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/",
+        : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://)",
                    .what = "a Redis Cluster",
-                   .traits = {.takes_queue = true, .redis_keys = true, .worker_formats = true, .keeps_jobs = true},
+                   .traits = {.takes_queue = true,
+                              .redis_keys = true,
+                              .worker_formats = true,
+                              .keeps_jobs = true,
+                              .shards = true},
                    .queue_meaning =
                        "the Redis list name with a hash tag, e.g. '{orders}', also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { cluster_target(spec); }
 
-    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override { return make_cluster_sink(cluster_target(spec)); }
+    std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
+        ClusterTarget target = cluster_target(spec);
+        if (target.shards > 0) return make_cluster_shard_sink(target, target.shards);
+        return make_cluster_sink(std::move(target));
+    }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
         const RedisQueueKeys keys = redis_queue_keys(spec);
+        if (spec.redis_only.shards > 0) return check_shard_names(keys, spec.redis_only.shards, state_prefix != nullptr);
         const redis::PushPlan plan(keys);
         const std::uint16_t slot = redis::queue_slot(keys, plan);
         if (!state_prefix) return;
@@ -57,6 +57,7 @@ public:
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
+        if (spec.redis_only.shards > 0) check_shard_names(redis_queue_keys(spec), spec.redis_only.shards, true);
         return open_cluster_job_store(cluster_target(spec), definition);
     }
 
@@ -81,10 +82,18 @@ public:
             redis::ClusterOptions::from_url(source.url);
         return typed;
     }
-
-private:
-    RedisConsumerTarget consumer_target(const ConsumerOptions& options) const override {
-        return on_slot_owner(options);
+    std::unique_ptr<QueueConsumer> open_consumer(const ConsumerOptions& options, std::size_t worker) const override {
+        if (options.shards > 0) return open_shard_consumer(options, worker);
+        return open_following_consumer(cluster_client(options), options, &worker);
+    }
+    std::unique_ptr<QueueMaintainer> open_maintainer(const ConsumerOptions& options,
+                                                     std::vector<std::string> consumers) const override {
+        if (options.shards > 0) return open_shard_maintainer(options, std::move(consumers));
+        return open_following_maintainer(cluster_client(options), options, std::move(consumers));
+    }
+    std::unique_ptr<QueueAdmin> open_admin(const ConsumerOptions& options) const override {
+        if (options.shards > 0) return open_shard_admin(options);
+        return open_following_admin(cluster_client(options), options);
     }
 };
 

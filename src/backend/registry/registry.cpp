@@ -27,7 +27,7 @@ struct Scheme {
 };
 
 // One line a scheme, in the order the accepted forms are listed.
-const std::array<Scheme, 9> schemes{{
+const std::array<Scheme, 10> schemes{{
     {"stdout", stdout_backend, true},
     {"file:", file_backend, true},
     {"redis://", redis_backend, true},
@@ -36,6 +36,7 @@ const std::array<Scheme, 9> schemes{{
     {"redis+unix://", redis_backend, false},      // a unix socket
     {"redis-sentinel://", redis_backend, false},  // the master that sentinels name
     {"redis-cluster://", redis_cluster_backend, true},
+    {"rediss-cluster://", redis_cluster_backend, false},  // over TLS
     {"mysql://", mysql_queue_backend, true},
     {"mariadb://", mysql_queue_backend, false},
 }};

@@ -1,0 +1,55 @@
+// A slot migration under a running consumer: while `queue consume` drains the queue, its slot is moved to
+// another master by hand (the fixture's migrate_keys and finish_migration, as the producer's migration test
+// does). The consumer waits out the ASKs while the keys are on the importing node, follows the MOVED to the
+// new owner, and goes on draining there: no task is lost (at-least-once: a task in flight when the slot
+// moved may be handled twice, and the test counts those).
+#include "cluster/cluster_fixture.hpp"
+
+namespace rowpump::test {
+namespace {
+
+constexpr int rows = 2000;
+
+using ClusterConsumerMigrationTest = ClusterTableTest<rows>;
+
+TEST_F(ClusterConsumerMigrationTest, ConsumerFollowsItsSlotToTheNewOwner) {
+    const CliRun backfill = run_rowpump(backfill_args({"--workers", "1"}));
+    ASSERT_EQ(backfill.exit_code, 0) << backfill.describe();
+    // The due rows of cluster_source_table are an hour ahead: promote nothing, drain the ready list.
+    const long long ready = length(queue_);
+    ASSERT_GT(ready, 0);
+
+    // A shell per task: the drain takes several seconds, long enough to move the slot under it.
+    const std::string handled = temp_file("handled");
+    CliProcess consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--until-empty", "--consumer",
+                         "mover", "--exec", "payload=$(cat); echo \"$payload\" >> " + handled});
+    ASSERT_TRUE(wait_until([&] { return lines(slurp(handled)).size() >= 100; }, std::chrono::seconds(30)))
+        << consumer.describe();
+
+    const NodeInfo source = node_at(owner_address());
+    const NodeInfo target = other_master(source);
+    ASSERT_FALSE(target.id.empty());
+    migrate_keys(source, target);
+    finish_migration(target);
+    const long long left = length(queue_);  // read on the new owner
+    EXPECT_GT(left, 0) << "the consumer drained the queue before the slot moved: the test moved nothing under it";
+    EXPECT_FALSE(consumer.poll()) << "the consumer ended while its slot moved: " << consumer.describe();
+
+    const auto ended = consumer.wait_for(std::chrono::seconds(120));
+    ASSERT_EQ(ended, 0) << consumer.describe();
+    const std::regex followed("slot " + std::to_string(slot_) + " moved to \\S*" + target.address() + "\\S*: following it there");
+    EXPECT_TRUE(std::regex_search(consumer.err(), followed)) << "the consumer did not say it followed the slot: " << consumer.describe();
+    std::map<int, int> seen;
+    count_ids(lines(slurp(handled)), seen);
+    std::remove(handled.c_str());
+    int twice = 0;
+    for (const auto& [id, times] : seen) twice += times > 1 ? times - 1 : 0;
+    RecordProperty("handled_twice", twice);
+    EXPECT_EQ(static_cast<long long>(seen.size()), ready) << "tasks lost, or ids outside the ready rows";
+    EXPECT_LE(twice, 10) << "more duplicates than the tasks one consumer holds at the move";
+    EXPECT_EQ(length(queue_), 0);
+    EXPECT_EQ(length(queue_ + ":processing:mover:0"), 0);
+}
+
+}  // namespace
+}  // namespace rowpump::test
