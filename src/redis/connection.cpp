@@ -46,9 +46,11 @@ constexpr std::string_view transient_replies[] = {
     "CLUSTERDOWN",  // the cluster cannot serve the slot now
 };
 
+// By the whole first word: BUSYGROUP (the group exists) is final, though it starts with BUSY.
 bool is_transient_error_reply(std::string_view text) {
-    for (std::string_view prefix : transient_replies) {
-        if (text.substr(0, prefix.size()) == prefix) return true;
+    const std::string_view first_word = text.substr(0, text.find(' '));
+    for (std::string_view code : transient_replies) {
+        if (first_word == code) return true;
     }
     return false;
 }

@@ -118,7 +118,8 @@ TEST_F(BackfillCliTest, UnknownSinkSchemeExits2) {
     expect_bad_input(result, "kafka://127.0.0.1:9092");
     // The accepted forms read as the help writes them: their placeholders are no passwords to hide.
     EXPECT_TRUE(contains(result.err, "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://), "
-                                     "redis-cluster://[user:pass@]host:port[,host:port...]/ or mysql://user:pass@host:port/db"))
+                                     "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://) or "
+                                     "mysql://user:pass@host:port/db"))
         << "says which forms are accepted\n" << describe(result);
 }
 

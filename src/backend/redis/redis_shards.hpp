@@ -2,7 +2,7 @@
 // One queue spread over N shards (--shards N): shard i of queue q is the queue "{q:i}", a whole queue of its
 // own (ready list, priority lists, delayed set, processing lists, ...) whose keys share the hash tag q:i,
 // so on a Redis Cluster each shard sits in its own slot and the shards spread over the masters. The
-// producer sends each page whole to one shard; consumers read every shard. docs/DESIGN.md, "Shards".
+// producer sends each page whole to one shard; consumers read every shard. docs/DESIGN.md, "Redis Cluster".
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

@@ -86,7 +86,7 @@ private:
     template <class Action>
     auto call(Action&& action) -> decltype(action()) {
         return follower_.call(action, [this](ConsumerOptions moved) {
-            moved.consumer = name_;  // the same name: its processing list and heartbeats moved with the slot
+            moved.redis.consumer = name_;  // the same name: its processing list and heartbeats moved with the slot
             inner_ = open_named_redis_consumer(redis_consumer_target(moved));
         });
     }

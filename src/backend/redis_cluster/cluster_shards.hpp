@@ -2,7 +2,7 @@
 // A queue spread over N shards of a Redis Cluster (--shards N; backend/redis/redis_shards.hpp names them):
 // shard i is the queue {q:i}, a whole Redis queue in its own slot. The producer sends each page whole to
 // one shard (the one sent the fewest rows so far); every consumer reads all shards, from a start that
-// rotates; the queue commands act on every shard and add up what they did. docs/DESIGN.md, "Shards".
+// rotates; the queue commands act on every shard and add up what they did. docs/DESIGN.md, "Redis Cluster".
 #include <cstddef>
 #include <memory>
 #include <string>

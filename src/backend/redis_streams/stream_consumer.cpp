@@ -18,7 +18,7 @@ namespace {
 using std::chrono::milliseconds;
 
 std::string consumer_name(const ConsumerOptions& options, std::size_t worker) {
-    if (!options.consumer.empty()) return options.consumer + ":" + std::to_string(worker);
+    if (!options.redis.consumer.empty()) return options.redis.consumer + ":" + std::to_string(worker);
     static std::atomic<unsigned> next{0};
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
@@ -36,7 +36,7 @@ StreamGroupOptions group_options(const ConsumerOptions& options, std::string con
 class StreamConsumer final : public QueueConsumer {
 public:
     StreamConsumer(const ConsumerOptions& options, std::size_t worker)
-        : group_(consumer_redis_options(options), group_options(options, consumer_name(options, worker))) {}
+        : group_(redis_consumer_target(options).connection, group_options(options, consumer_name(options, worker))) {}
 
     std::vector<Task> claim(std::size_t n, milliseconds wait) override { return group_.claim(n, wait); }
     void ack(const Task& task) override {
@@ -72,7 +72,7 @@ public:
 class StreamAdmin final : public QueueAdmin {
 public:
     explicit StreamAdmin(const ConsumerOptions& options)
-        : redis_(consumer_redis_options(options)), options_(group_options(options, "rowpump-admin")) {}
+        : redis_(redis_consumer_target(options).connection), options_(group_options(options, "rowpump-admin")) {}
 
     std::string init() override {
         StreamGroup group(redis_, options_);
@@ -119,7 +119,7 @@ private:
 
 void check_stream_consumers(const ConsumerOptions& options) {
     using config::OptionId;
-    if (!options.priority_lists.empty() || !options.return_list.empty())
+    if (!options.redis.priority_lists.empty() || !options.redis.return_list.empty())
         throw config::OptionError({"a stream has no priority lists: drop ", OptionId::priority_lists, " and ",
                                    OptionId::return_to});
     if (options.claim_timeout.count() <= 0)
