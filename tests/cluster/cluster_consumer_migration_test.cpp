@@ -8,7 +8,7 @@
 namespace rowpump::test {
 namespace {
 
-constexpr int rows = 2000;
+constexpr int rows = 1000;
 
 using ClusterConsumerMigrationTest = ClusterTableTest<rows>;
 

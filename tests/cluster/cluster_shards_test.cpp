@@ -9,7 +9,7 @@
 namespace rowpump::test {
 namespace {
 
-constexpr int rows = 4000;
+constexpr int rows = 1000;
 constexpr int shards = 4;
 
 class ClusterShardsTest : public ClusterTest {
@@ -60,9 +60,10 @@ private:
 };
 
 TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnce) {
-    // Pages of 50 rows from 2 workers: the balance keeps the shards within a page or two of each other.
+    // Pages of 10 rows from 2 workers: the balance keeps the shards within a page or two (8% of the mean
+    // of 250) of each other.
     const CliRun backfill = run_rowpump(backfill_args({"--shards", std::to_string(shards), "--workers", "2",
-                                                       "--page-size", "50", "--max-page-size", "50", "--due-column",
+                                                       "--page-size", "10", "--max-page-size", "10", "--due-column",
                                                        "due"}));
     ASSERT_EQ(backfill.exit_code, 0) << backfill.describe();
     EXPECT_EQ(length(queue_), 0) << "rows went to the unsharded queue";

@@ -28,11 +28,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr int rows = 2000;
+constexpr int rows = 600;
 
 class DelayedIdentityTest : public MySqlRedisTest {
 protected:
-    // k repeats: seven distinct payloads over 2000 rows. Every due time is in the past, so a promote moves
+    // k repeats: seven distinct payloads over 600 rows. Every due time is in the past, so a promote moves
     // them all at once.
     std::optional<SourceTable> source_table() const override {
         return SourceTable{"delayed_ident", "(id INT PRIMARY KEY, k INT NOT NULL, due DATETIME NOT NULL)",

@@ -337,8 +337,12 @@ TEST_F(PartitionTest, EstimatesCoverEveryRowAndBalance) {
         auto plan = plan_for(tables()[base]);
         const auto total = expected_rows(*plan).size();
         KeyIndex index(tables().connection(), *plan);
-        std::vector<std::size_t> counts{1, 2, 3, 7, 16, 99};
-        if (total < 20000) counts.push_back(1000);       // each range is read by its own reader
+        // Every plan is read back whole: the large tables take fewer counts, and 1000 ranges (each read by
+        // its own reader) are tried on three key types only, to keep the reads in seconds.
+        std::vector<std::size_t> counts = total < 20000 ? std::vector<std::size_t>{1, 2, 3, 7, 16, 99}
+                                                        : std::vector<std::size_t>{1, 7, 99};
+        const std::string name = base;
+        if (name == "skewed" || name == "strings" || name == "dates") counts.push_back(1000);
         if (total < 100) counts.push_back(total + 5);  // more ranges than rows
         for (std::size_t count : counts) {
             SCOPED_TRACE(std::string(base) + " by estimates into " + std::to_string(count));
