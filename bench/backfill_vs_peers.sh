@@ -330,10 +330,6 @@ uptime_after="$(uptime_line)"
 
 # ---- results ----------------------------------------------------------------------------------------
 measured() { [[ -s "$private_dir/$1.times" ]]; }
-median_of() { column_median "$1" "$2"; }
-column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
-rows_of() { head -n1 "$private_dir/$1.times" | cut -d' ' -f7; }
-rows_per_s() { awk -v n="$(rows_of "$1")" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 # ratio A B: A / B, or n/a when B is 0 (a CPU median can be 0 clock ticks in a small run).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
@@ -379,7 +375,7 @@ big_label="\`rowpump backfill --sink redis\`, $big_rows rows of \`$big_table\`"
 {
   echo "# rowpump against its peers, every work item of issue 10"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  build_line
   echo "$(uname -sr), $cores cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo); MariaDB $(sql 'SELECT VERSION()'),"
   echo "Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p'), PHP $(php -r 'echo PHP_VERSION;') (php-redis $(php -r 'echo phpversion("redis");')),"
   echo "$(mydumper --version 2>&1 | head -n1 | cut -d, -f1). Produced by \`bench/backfill_vs_peers.sh\`; servers and tools on the same machine."

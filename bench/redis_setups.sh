@@ -4,7 +4,9 @@
 # BENCH_RUNS rounds, the order alternating every round; medians. The sections (scripts/services.sh's servers):
 #
 #   cluster   the Redis Cluster (ROWPUMP_REDIS_CLUSTER_URL; the queue in a hash tag, so one slot) against
-#             the single Redis (ROWPUMP_REDIS_URL) on the same machine; goal: rows/s at least 0.85x
+#             the single Redis (ROWPUMP_REDIS_URL) on the same machine; goal: rows/s at least 0.85x. Also
+#             against the Sentinel setup's master, a single Redis with one replica as the slot's master
+#             has: like for like, since every node shares the same 2 cores
 #   tls       the TLS Redis (ROWPUMP_REDIS_TLS_URL, certificate verified with ROWPUMP_REDIS_TLS_CERTS/ca.pem)
 #             against plain TCP (ROWPUMP_REDIS_URL); goal: rows/s at least 0.8x; the TLS cost as client and
 #             server CPU. The TLS Redis takes TLS only, so the two are two servers of one binary and config
@@ -57,7 +59,7 @@ require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
 section_on cluster && { require_env ROWPUMP_REDIS_CLUSTER_URL; no_password ROWPUMP_REDIS_CLUSTER_URL; }
 section_on tls && { require_env ROWPUMP_REDIS_TLS_URL; require_env ROWPUMP_REDIS_TLS_CERTS; no_password ROWPUMP_REDIS_TLS_URL; }
-if section_on wait || section_on failover; then
+if section_on wait || section_on failover || section_on cluster; then
   require_env ROWPUMP_REDIS_SENTINEL_URL
   no_password ROWPUMP_REDIS_SENTINEL_URL
 fi
@@ -87,12 +89,13 @@ if section_on tls; then
 fi
 sentinel_rest="${ROWPUMP_REDIS_SENTINEL_URL#*://}"
 sentinel_addresses="${sentinel_rest%%/*}" sentinel_name="${sentinel_rest#*/}" sentinel_name="${sentinel_name%%/*}"
-if section_on wait; then
+if section_on wait || section_on cluster; then
   read -r wait_host wait_port < <(sentinel_master)
   read -r wait_replica_host wait_replica_port < <(replica_of "$wait_host" "$wait_port")
   [[ -n "${wait_replica_port:-}" ]] || { log "the Sentinel master $wait_host:$wait_port has no replica online"; exit 1; }
   url[nowait]="redis://$wait_host:$wait_port/0" url[wait]="redis://$wait_host:$wait_port/0" opts[wait]="--redis-wait 1"
   pids[nowait]="$(pids_of "$wait_host:$wait_port" "$wait_replica_host:$wait_replica_port")" pids[wait]="${pids[nowait]}"
+  url[replicated]="${url[nowait]}" pids[replicated]="${pids[nowait]}"
 fi
 
 # cli_of NAME ARGS...: redis-cli on NAME's server.
@@ -103,7 +106,7 @@ cli_of() {
     single | tcp) redis "$@" ;;
     cluster) cluster_cli "$@" ;;
     tls) tls_cli "$@" ;;
-    nowait | wait) rcli "$wait_host" "$wait_port" "$@" ;;
+    nowait | wait | replicated) rcli "$wait_host" "$wait_port" "$@" ;;
   esac
 }
 
@@ -146,7 +149,7 @@ purge() {
     cluster)
       rcli "${slot_nodes[0]%:*}" "${slot_nodes[0]##*:}" WAIT "$((${#slot_nodes[@]} - 1))" 1000 >/dev/null
       for address in "${slot_nodes[@]}"; do rcli "${address%:*}" "${address##*:}" MEMORY PURGE >/dev/null; done ;;
-    nowait | wait)
+    nowait | wait | replicated)
       rcli "$wait_host" "$wait_port" WAIT 1 1000 >/dev/null
       rcli "$wait_host" "$wait_port" MEMORY PURGE >/dev/null
       rcli "$wait_replica_host" "$wait_replica_port" MEMORY PURGE >/dev/null ;;
@@ -181,22 +184,25 @@ one_run() {
   log "$record: $(last_run "$record")"
 }
 
-# pair A B: a warm-up run of each, then $runs rounds, A first in odd rounds.
-pair() {
-  one_run "$1" "warmup_$1"
-  one_run "$2" "warmup_$2"
-  local round
+# rounds NAME...: a warm-up run of each, then $runs rounds, the order rotating each round (two names
+# alternate).
+rounds() {
+  local names=("$@") name round i
+  for name in "${names[@]}"; do one_run "$name" "warmup_$name"; done
   for ((round = 1; round <= runs; ++round)); do
-    if ((round % 2)); then one_run "$1" "$1"; one_run "$2" "$2"; else one_run "$2" "$2"; one_run "$1" "$1"; fi
+    for ((i = 0; i < ${#names[@]}; ++i)); do
+      name="${names[(round - 1 + i) % ${#names[@]}]}"
+      one_run "$name" "$name"
+    done
   done
 }
 
 # The failover section, in its own file for its length.
 source "$root/bench/lib/redis_failover.sh"
 
-section_on cluster && { log "section cluster"; pair single cluster; }
-section_on tls && { log "section tls"; pair tcp tls; }
-section_on wait && { log "section wait"; pair nowait wait; }
+section_on cluster && { log "section cluster"; rounds single replicated cluster; }
+section_on tls && { log "section tls"; rounds tcp tls; }
+section_on wait && { log "section wait"; rounds nowait wait; }
 section_on failover && { log "section failover"; failover_run; }
 uptime_after="$(uptime_line)"
 

@@ -89,16 +89,7 @@ names=(rowpump push_bulk)
 rotating_rounds "" run run "${names[@]}"
 uptime_after="$(uptime_line)"
 
-median_of() { column_median "$1" "$2"; }
-column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
-rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
 speedup="$(awk -v a="$(rows_per_s rowpump)" -v b="$(rows_per_s push_bulk)" 'BEGIN { printf "%.2f", a / b }')"
-result_row() {  # LABEL NAME
-  awk -v l="$1" -v n="$rows" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" \
-      -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" -v rss="$(column_max "$2" 2)" \
-      -v runs="$(joined "$private_dir/$2.times")" \
-      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
-}
 verdict="met"
 awk -v s="$speedup" 'BEGIN { exit !(s >= 3) }' || verdict="**not met**"
 
@@ -106,8 +97,8 @@ mkdir -p "$(dirname "$results")"
 {
   echo "# Enqueueing a table as Sidekiq jobs: rowpump against Sidekiq's push_bulk (issue 14)"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
-  echo "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p'),"
+  build_line
+  echo "$(servers_line),"
   echo "$(ruby -e 'print "Ruby #{RUBY_VERSION}"'), $(ruby -rsidekiq -rmysql2 -e 'print "Sidekiq #{Sidekiq::VERSION}, mysql2 #{Mysql2::VERSION}"').  Produced by \`bench/sidekiq_vs_push_bulk.sh\`; servers and tools on the same machine."
   ((small_rows == 0)) || echo "**Small mode** (ROWS=$small_rows): \`$table\`, the first $small_rows rows of sbtest1. Not the issue's size."
   echo
@@ -120,8 +111,8 @@ mkdir -p "$(dirname "$results")"
   echo
   echo "| tool | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  result_row "\`rowpump backfill --format sidekiq --job-class $job_class\` (default workers: $cores)" rowpump
-  result_row "\`ruby bench/peers/sidekiq_push_bulk.rb\` (mysql2, 1000-row batches, \`Sidekiq::Client.push_bulk\`)" push_bulk
+  measured_row "\`rowpump backfill --format sidekiq --job-class $job_class\` (default workers: $cores)" rowpump
+  measured_row "\`ruby bench/peers/sidekiq_push_bulk.rb\` (mysql2, 1000-row batches, \`Sidekiq::Client.push_bulk\`)" push_bulk
   echo
   echo "## Goal (issue 14)"
   echo

@@ -76,16 +76,7 @@ names=(stream list)
 rotating_rounds "" run run "${names[@]}"
 uptime_after="$(uptime_line)"
 
-median_of() { column_median "$1" "$2"; }
-column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
-rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
 ratio="$(awk -v a="$(rows_per_s stream)" -v b="$(rows_per_s list)" 'BEGIN { printf "%.2f", a / b }')"
-result_row() {  # LABEL NAME
-  awk -v l="$1" -v n="$rows" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" \
-      -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" -v rss="$(column_max "$2" 2)" \
-      -v runs="$(joined "$private_dir/$2.times")" \
-      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
-}
 verdict="met"
 awk -v s="$ratio" 'BEGIN { exit !(s >= 0.7) }' || verdict="**not met**"
 
@@ -93,8 +84,8 @@ mkdir -p "$(dirname "$results")"
 {
   echo "# A table into a Redis stream against a Redis list (issue 30)"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
-  echo "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p')."
+  build_line
+  echo "$(servers_line)."
   echo "Produced by \`bench/streams_vs_list.sh\`; servers and client on the same machine."
   ((small_rows == 0)) || echo "**Small mode** (ROWS=$small_rows): \`$table\`, the first $small_rows rows of sbtest1. Not the issue's size."
   echo
@@ -107,8 +98,8 @@ mkdir -p "$(dirname "$results")"
   echo
   echo "| sink | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  result_row "\`--push xadd\`: a stream, one XADD an entry (default workers: $cores)" stream
-  result_row "the default: a list, variadic RPUSH (default workers: $cores)" list
+  measured_row "\`--push xadd\`: a stream, one XADD an entry (default workers: $cores)" stream
+  measured_row "the default: a list, variadic RPUSH (default workers: $cores)" list
   echo
   echo "## Goal (issue 30)"
   echo

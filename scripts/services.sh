@@ -402,6 +402,8 @@ source "$root/scripts/services/test_certificates.sh"
 source "$root/scripts/services/redis_tls.sh"
 # shellcheck source=services/redis_sentinel.sh
 source "$root/scripts/services/redis_sentinel.sh"
+# shellcheck source=services/redis_cluster_nodes.sh
+source "$root/scripts/services/redis_cluster_nodes.sh"
 # shellcheck source=services/redis_cluster.sh
 source "$root/scripts/services/redis_cluster.sh"
 # shellcheck source=services/redis_tls_cluster.sh

@@ -82,3 +82,27 @@ last_wall() { tail -n1 "$private_dir/$1.times" | cut -d' ' -f1; }
 last_run() {
   tail -n1 "$private_dir/$1.times" | awk '{ printf "%s s (CPU: client %s, MariaDB %s, Redis %s)", $1, $3, $4, $5 }'
 }
+
+# The figures of NAME's runs for a results table: median_of NAME COLUMN, column_max NAME COLUMN, rows_per_s
+# NAME (over the median wall; $rows rows a run unless NAME's lines say otherwise).
+median_of() { column_median "$1" "$2"; }
+column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
+rows_of() { head -n1 "$private_dir/$1.times" | cut -d' ' -f7; }
+rows_per_s() { awk -v n="$(rows_of "$1")" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
+
+# measured_row LABEL NAME: one row of the usual table, | label | rows | wall s | rows/s | client, MariaDB,
+# Redis CPU s | floor s | peak RSS MB | every run's wall |.
+measured_row() {
+  awk -v l="$1" -v n="$(rows_of "$2")" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" \
+      -v m="$(median_of "$2" 4)" -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" \
+      -v rss="$(column_max "$2" 2)" -v runs="$(joined "$private_dir/$2.times")" \
+      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
+}
+
+# The first lines of a results file: when, which build, on what. `servers_line` ends without punctuation.
+build_line() {
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+}
+servers_line() {
+  echo -n "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p')"
+}

@@ -56,9 +56,11 @@ report() {
     echo "## Cluster against the single Redis"
     echo
     echo "Queue \`$queue\` in slot $cluster_slot, which lives on ${slot_nodes[*]} (master first, then its replicas):" \
-      "the Redis CPU of the cluster is the sum over those nodes; of the single Redis, its one server."
+      "the Redis CPU of the cluster is the sum over those nodes; of the single Redis, its one server; of the" \
+      "single Redis with a replica (the Sentinel setup's master \`${url[replicated]}\`), master and replica."
     echo
-    table single:"single Redis (\`$redis_sink\`)" cluster:"Redis Cluster (\`$ROWPUMP_REDIS_CLUSTER_URL\`)"
+    table single:"single Redis (\`$redis_sink\`)" replicated:"single Redis with one replica" \
+      cluster:"Redis Cluster (\`$ROWPUMP_REDIS_CLUSTER_URL\`)"
     echo
     echo "The cluster's Redis CPU node by node, median (runs): $(node_medians)."
   fi
@@ -109,6 +111,8 @@ report() {
   if section_on cluster; then
     echo "| cluster vs single Redis | rows/s >= 0.85x | $(rows_per_s cluster) vs $(rows_per_s single) rows/s = $(ratio cluster single)x |" \
       "$(met "$(ratio cluster single)" 0.85) |"
+    echo "| cluster vs single Redis with one replica (like for like) | rows/s >= 0.85x | $(rows_per_s cluster) vs" \
+      "$(rows_per_s replicated) rows/s = $(ratio cluster replicated)x | $(met "$(ratio cluster replicated)" 0.85) |"
   fi
   if section_on tls; then
     echo "| TLS vs plain TCP | rows/s >= 0.8x; TLS cost as CPU | $(rows_per_s tls) vs $(rows_per_s tcp) rows/s = $(ratio tls tcp)x;" \

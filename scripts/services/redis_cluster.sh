@@ -18,77 +18,21 @@ redis_cluster_dir="$state_dir/redis-cluster"
 redis_cluster_ports=()
 for (( i = 0; i < 6; i++ )); do redis_cluster_ports+=($((redis_cluster_port + i))); done
 
-redis_cluster_node_pid() { live_pid "$redis_cluster_dir/$1/redis-server.pid" redis-server; }
+redis_cluster_label="Redis Cluster"
+redis_cluster_replicas=1
+redis_cluster_port_variable=ROWPUMP_REDIS_CLUSTER_PORT
+redis_cluster_server_args=(--port)
 
 redis_cluster_cli() { "$(find_binary redis-cli)" -h 127.0.0.1 "$@"; }
 
-# True when the node on port $1 answers and sees a whole cluster: all 16384 slots served, six nodes.
-redis_cluster_node_ok() {
-  local info
-  info="$(redis_cluster_cli -p "$1" cluster info 2>/dev/null)" || return 1
-  [[ "$info" == *"cluster_state:ok"* && "$info" == *"cluster_known_nodes:6"* ]]
-}
-
-redis_cluster_all_ok() {
-  local port
-  for port in "${redis_cluster_ports[@]}"; do redis_cluster_node_ok "$port" || return 1; done
-}
-
-redis_cluster_node_up() { [[ "$(redis_cluster_cli -p "$1" ping 2>/dev/null)" == PONG ]]; }
-
-start_redis_cluster_node() {
-  local port="$1" dir="$redis_cluster_dir/$1" pid
-  mkdir -p "$dir"
-  if pid="$(redis_cluster_node_pid "$port")"; then
-    log "Redis Cluster node $port already running (pid $pid)"
-    return 0
-  fi
-  port_in_use "$port" && die "port $port on 127.0.0.1 is taken by another program; set ROWPUMP_REDIS_CLUSTER_PORT"
-  rm -f "$dir/redis-server.pid"
-  log "starting Redis Cluster node on 127.0.0.1:$port"
-  if ! "$(find_binary redis-server)" --bind 127.0.0.1 --port "$port" --daemonize yes --save "" --appendonly no \
-      --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" --cluster-node-timeout 2000 \
-      --dir "$dir" --pidfile "$dir/redis-server.pid" --logfile "$dir/redis-server.log" \
-      </dev/null >"$dir/start.log" 2>&1; then
-    show_log_tail "$dir/start.log"
-    die "redis-server failed to start on port $port"
-  fi
-  wait_until_up "Redis Cluster node $port" "$dir/redis-server.log" "" redis_cluster_node_up "$port"
-}
-
-start_redis_cluster() {
-  local port nodes=()
-  for port in "${redis_cluster_ports[@]}"; do
-    start_redis_cluster_node "$port"
-    nodes+=("127.0.0.1:$port")
-  done
-  # A first start: the nodes know only themselves. Join them (masters first, a replica for each).
-  if [[ "$(redis_cluster_cli -p "$redis_cluster_port" cluster info)" == *"cluster_known_nodes:1"* ]]; then
-    log "joining the Redis Cluster: ${nodes[*]}"
-    redis_cluster_cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
-      >"$redis_cluster_dir/create.log" 2>&1 ||
-      { show_log_tail "$redis_cluster_dir/create.log"; die "redis-cli --cluster create failed"; }
-  fi
-  wait_until_up "the Redis Cluster" "$redis_cluster_dir/create.log" "" redis_cluster_all_ok
-}
-
-# stop_server takes the name of a function without arguments: this one reads the port being stopped.
-redis_cluster_stopping=""
-redis_cluster_stopping_pid() { redis_cluster_node_pid "$redis_cluster_stopping"; }
-
-stop_redis_cluster() {
-  for redis_cluster_stopping in "${redis_cluster_ports[@]}"; do
-    stop_server "Redis Cluster node $redis_cluster_stopping" redis_cluster_stopping_pid \
-      "$redis_cluster_dir/$redis_cluster_stopping/redis-server.log"
-  done
-}
+redis_cluster_all_ok() { cluster_all_ok redis_cluster; }
+start_redis_cluster() { cluster_start redis_cluster; }
+stop_redis_cluster() { cluster_stop redis_cluster; }
 
 # Counts as running when every node runs and the cluster is whole.
 redis_cluster_status() {
-  local port pid running=0
-  for port in "${redis_cluster_ports[@]}"; do
-    pid="$(redis_cluster_node_pid "$port")" && running=$((running + 1))
-  done
+  local running
+  running="$(cluster_running_nodes redis_cluster)"
   if (( running == 6 )) && redis_cluster_all_ok; then
     echo "redis-cluster: running, 6 nodes on 127.0.0.1:${redis_cluster_ports[0]}-${redis_cluster_ports[5]}, dir $redis_cluster_dir"
   else

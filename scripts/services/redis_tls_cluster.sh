@@ -17,7 +17,17 @@ redis_tls_cluster_certs="$redis_tls_cluster_dir/certs"
 redis_tls_cluster_ports=()
 for (( i = 0; i < 3; i++ )); do redis_tls_cluster_ports+=($((redis_tls_cluster_port + i))); done
 
-redis_tls_cluster_node_pid() { live_pid "$redis_tls_cluster_dir/$1/redis-server.pid" redis-server; }
+redis_tls_cluster_label="TLS Redis Cluster"
+redis_tls_cluster_replicas=0
+redis_tls_cluster_port_variable=ROWPUMP_REDIS_TLS_CLUSTER_PORT
+redis_tls_cluster_server_args=(
+  --port 0 --tls-cluster yes --tls-replication yes
+  --tls-cert-file "$redis_tls_cluster_certs/server-cert.pem" --tls-key-file "$redis_tls_cluster_certs/server-key.pem"
+  --tls-ca-cert-file "$redis_tls_cluster_certs/ca.pem" --tls-auth-clients optional
+  --tls-client-cert-file "$redis_tls_cluster_certs/client-cert.pem"
+  --tls-client-key-file "$redis_tls_cluster_certs/client-key.pem"
+  --tls-port
+)
 
 redis_tls_cluster_cli() {
   "$(find_binary redis-cli)" -h 127.0.0.1 --tls --cacert "$redis_tls_cluster_certs/ca.pem" "$@"
@@ -29,74 +39,19 @@ redis_tls_cluster_make_certificates() {
     "rowpump Redis Cluster test CA" localhost "DNS:localhost,IP:127.0.0.1" redis_tls_client_certificate
 }
 
-redis_tls_cluster_node_up() { [[ "$(redis_tls_cluster_cli -p "$1" ping 2>/dev/null)" == PONG ]]; }
-
-redis_tls_cluster_all_ok() {
-  local port info
-  for port in "${redis_tls_cluster_ports[@]}"; do
-    info="$(redis_tls_cluster_cli -p "$port" cluster info 2>/dev/null)" || return 1
-    [[ "$info" == *"cluster_state:ok"* && "$info" == *"cluster_known_nodes:3"* ]] || return 1
-  done
-}
-
-start_redis_tls_cluster_node() {
-  local port="$1" dir="$redis_tls_cluster_dir/$1" pid
-  mkdir -p "$dir"
-  if pid="$(redis_tls_cluster_node_pid "$port")"; then
-    log "TLS Redis Cluster node $port already running (pid $pid)"
-    return 0
-  fi
-  port_in_use "$port" && die "port $port on 127.0.0.1 is taken by another program; set ROWPUMP_REDIS_TLS_CLUSTER_PORT"
-  rm -f "$dir/redis-server.pid"
-  log "starting TLS Redis Cluster node on 127.0.0.1:$port"
-  if ! "$(find_binary redis-server)" --bind 127.0.0.1 --port 0 --tls-port "$port" --daemonize yes --save "" \
-      --appendonly no --tls-cluster yes --tls-replication yes \
-      --tls-cert-file "$redis_tls_cluster_certs/server-cert.pem" \
-      --tls-key-file "$redis_tls_cluster_certs/server-key.pem" \
-      --tls-ca-cert-file "$redis_tls_cluster_certs/ca.pem" --tls-auth-clients optional \
-      --tls-client-cert-file "$redis_tls_cluster_certs/client-cert.pem" \
-      --tls-client-key-file "$redis_tls_cluster_certs/client-key.pem" \
-      --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" --cluster-node-timeout 2000 \
-      --dir "$dir" --pidfile "$dir/redis-server.pid" --logfile "$dir/redis-server.log" \
-      </dev/null >"$dir/start.log" 2>&1; then
-    show_log_tail "$dir/start.log"
-    die "the TLS redis-server failed to start on port $port"
-  fi
-  wait_until_up "TLS Redis Cluster node $port" "$dir/redis-server.log" "" redis_tls_cluster_node_up "$port"
-}
+redis_tls_cluster_all_ok() { cluster_all_ok redis_tls_cluster; }
 
 start_redis_tls_cluster() {
-  local port nodes=()
   mkdir -p "$redis_tls_cluster_dir"
   redis_tls_cluster_make_certificates
-  for port in "${redis_tls_cluster_ports[@]}"; do
-    start_redis_tls_cluster_node "$port"
-    nodes+=("127.0.0.1:$port")
-  done
-  if [[ "$(redis_tls_cluster_cli -p "$redis_tls_cluster_port" cluster info)" == *"cluster_known_nodes:1"* ]]; then
-    log "joining the TLS Redis Cluster: ${nodes[*]}"
-    redis_tls_cluster_cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
-      >"$redis_tls_cluster_dir/create.log" 2>&1 ||
-      { show_log_tail "$redis_tls_cluster_dir/create.log"; die "redis-cli --cluster create (TLS) failed"; }
-  fi
-  wait_until_up "the TLS Redis Cluster" "$redis_tls_cluster_dir/create.log" "" redis_tls_cluster_all_ok
+  cluster_start redis_tls_cluster
 }
 
-redis_tls_cluster_stopping=""
-redis_tls_cluster_stopping_pid() { redis_tls_cluster_node_pid "$redis_tls_cluster_stopping"; }
-
-stop_redis_tls_cluster() {
-  for redis_tls_cluster_stopping in "${redis_tls_cluster_ports[@]}"; do
-    stop_server "TLS Redis Cluster node $redis_tls_cluster_stopping" redis_tls_cluster_stopping_pid \
-      "$redis_tls_cluster_dir/$redis_tls_cluster_stopping/redis-server.log"
-  done
-}
+stop_redis_tls_cluster() { cluster_stop redis_tls_cluster; }
 
 redis_tls_cluster_status() {
-  local port running=0
-  for port in "${redis_tls_cluster_ports[@]}"; do
-    redis_tls_cluster_node_pid "$port" >/dev/null && running=$((running + 1))
-  done
+  local running
+  running="$(cluster_running_nodes redis_tls_cluster)"
   if (( running == 3 )) && redis_tls_cluster_all_ok; then
     echo "redis-tls-cluster: running, 3 masters on 127.0.0.1:${redis_tls_cluster_ports[0]}-${redis_tls_cluster_ports[2]}" \
       "(TLS only), CA $redis_tls_cluster_certs/ca.pem"

@@ -3,39 +3,19 @@
 #include <cstdio>
 #include <variant>
 
+#include "civil_calendar.hpp"
+
 namespace rowpump {
 
 namespace {
-
-// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's civil calendar algorithms).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-    z += 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const auto doe = static_cast<unsigned>(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    d = doy - (153 * mp + 2) / 5 + 1;
-    m = mp < 10 ? mp + 3 : mp - 9;
-    y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
-}
 
 // Days are counted from 0000-03-01 so that every year the server stores (0 to 9999) packs unsigned.
 constexpr std::int64_t day_offset = 719468;
 
 std::string datetime_text(std::uint64_t seconds, unsigned fraction_digits, std::uint64_t fraction) {
-    std::int64_t y = 0;
-    unsigned m = 0, d = 0;
-    civil_from_days(static_cast<std::int64_t>(seconds / 86400) - day_offset, y, m, d);
+    const CivilDate date = civil_from_days(static_cast<std::int64_t>(seconds / 86400) - day_offset);
+    const std::int64_t y = date.year;
+    const unsigned m = date.month, d = date.day;
     const std::uint64_t s = seconds % 86400;
     char text[48];
     int n = std::snprintf(text, sizeof text, "%04lld-%02u-%02u %02u:%02u:%02u", static_cast<long long>(y), m, d,

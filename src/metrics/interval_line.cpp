@@ -13,13 +13,13 @@ std::string rate_text(double per_second) {
     return text;
 }
 
+}  // namespace
+
 std::string seconds_text(double seconds) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f s", seconds);
     return text;
 }
-
-}  // namespace
 
 std::string grouped(std::uint64_t number) {
     const std::string digits = std::to_string(number);

@@ -18,6 +18,8 @@ std::string interval_line(std::string_view queue, const IntervalStats::Interval&
 
 // "12,480"
 std::string grouped(std::uint64_t number);
+// "2.5 s": one decimal.
+std::string seconds_text(double seconds);
 // Two significant digits (three from 100 on) and a unit: "640 us", "1.8 ms", "31 ms", "2.5 s".
 std::string short_duration(std::chrono::nanoseconds duration);
 

@@ -2,33 +2,13 @@
 
 #include <cstdio>
 
+#include "civil_calendar.hpp"
+
 namespace rowpump {
 
 namespace {
 
 constexpr std::int64_t micros_per_day = 86'400'000'000;
-
-// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's civil calendar algorithms).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-void civil_from_days(std::int64_t z, int& y, unsigned& m, unsigned& d) {
-    z += 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const auto doe = static_cast<unsigned>(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    d = doy - (153 * mp + 2) / 5 + 1;
-    m = mp < 10 ? mp + 3 : mp - 9;
-    y = static_cast<int>(static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2));
-}
 
 // "YYYY-MM-DD[ hh:mm:ss[.f...]]" as days (date_only) or microseconds since 1970; nullopt for anything
 // else, zero dates included.
@@ -77,9 +57,9 @@ std::optional<TemporalAxis> TemporalAxis::between(const std::string& lo, const s
 std::string TemporalAxis::at(std::uint64_t offset) const {
     const std::int64_t value = start_ + static_cast<std::int64_t>(offset < width_ ? offset : width_);
     const std::int64_t days = date_only_ ? value : (value >= 0 ? value / micros_per_day : -((-value + micros_per_day - 1) / micros_per_day));
-    int year = 0;
-    unsigned month = 0, day = 0;
-    civil_from_days(days, year, month, day);
+    const CivilDate date = civil_from_days(days);
+    const auto year = static_cast<int>(date.year);
+    const unsigned month = date.month, day = date.day;
     char text[64];
     if (date_only_) {
         std::snprintf(text, sizeof text, "%04d-%02u-%02u", year, month, day);

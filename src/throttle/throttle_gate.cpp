@@ -7,6 +7,7 @@
 #include "config/option_schema.hpp"
 #include "http/http_server.hpp"
 #include "log.hpp"
+#include "metrics/interval_line.hpp"
 #include "throttle/control_routes.hpp"
 #include "throttle/external_checks.hpp"
 #include "throttle/heartbeat.hpp"
@@ -34,12 +35,6 @@ std::string limits_text(const std::vector<LoadLimit>& limits) {
         std::snprintf(number, sizeof number, "%g", limit.limit);
         text += (text.empty() ? "" : ",") + limit.variable + "=" + number;
     }
-    return text;
-}
-
-std::string seconds_text(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", seconds);
     return text;
 }
 
@@ -213,7 +208,7 @@ void ThrottleGate::look() {
             readings.lag_reason =
                 "replica " + view.name + " " +
                 (!reading.problem.empty() ? reading.problem
-                 : reading.seconds        ? "lag " + seconds_text(*reading.seconds) + " > " + seconds_text(max_lag)
+                 : reading.seconds        ? "lag " + metrics::seconds_text(*reading.seconds) + " > " + metrics::seconds_text(max_lag)
                                           : "lag unknown");
         replicas.push_back(std::move(view));
     }

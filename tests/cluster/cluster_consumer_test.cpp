@@ -16,38 +16,15 @@ protected:
     // Every 4th row is due an hour ago: it waits in the delayed set until promoted.
     std::optional<SourceTable> source_table() const override { return cluster_source_table(rows, true); }
 
-    std::vector<std::string> queue_args(const std::string& subcommand, const std::vector<std::string>& extra = {}) {
-        std::vector<std::string> args{"queue", subcommand, "--source", url_, "--queue", queue_,
-                                      "--priority-lists", "high,mid,low"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return args;
-    }
-
-    // The count `state` of `queue stats`: "  ready      225".
-    long long stat(const std::string& state) {
-        const CliRun run = run_rowpump(queue_args("stats"));
-        EXPECT_EQ(run.exit_code, 0) << run.describe();
-        std::smatch match;
-        const std::regex line("\\n  " + state + " +(\\d+)");
-        if (!std::regex_search(run.out, match, line)) {
-            ADD_FAILURE() << "no " << state << " in " << run.describe();
-            return -1;
-        }
-        return std::stoll(match[1]);
-    }
+    std::vector<std::string> queue_options() const override { return {"--queue", queue_, "--priority-lists", "high,mid,low"}; }
 };
 
 TEST_F(ClusterConsumerTest, StatsPromoteConsumeRequeueDeadAndReapWork) {
     const CliRun backfill = run_rowpump(
         backfill_args({"--workers", "1", "--priority-column", "prio", "--priority", "high:2,mid:1,low", "--due-column", "due"}));
     ASSERT_EQ(backfill.exit_code, 0) << backfill.describe();
-    EXPECT_EQ(stat("ready"), rows - rows / 4);
-    EXPECT_EQ(stat("delayed"), rows / 4);
-
-    const CliRun promote = run_rowpump(queue_args("promote"));
-    ASSERT_EQ(promote.exit_code, 0) << promote.describe();
-    EXPECT_EQ(stat("ready"), rows);
-    EXPECT_EQ(stat("delayed"), 0);
+    expect_promote_readies_the_due_rows(rows);
+    if (HasFatalFailure()) return;
 
     // Row 7 fails and, with one attempt, goes dead; every other row is handled once.
     const std::string handled = temp_file("handled");

@@ -36,16 +36,22 @@ inline SourceTable cluster_source_table(int rows, bool past_due = false) {
 
 class ClusterTest : public MySqlTest {
 protected:
+    // The cluster the test runs on: the plain one, or (overridden) the TLS one; empty when not started.
+    virtual std::string cluster_url() const {
+        const char* url = std::getenv("ROWPUMP_REDIS_CLUSTER_URL");
+        return url == nullptr ? "" : url;
+    }
+    virtual const char* start_hint() const { return start_cluster_hint; }
+
     void SetUp() override {
         MySqlTest::SetUp();
         if (HasFatalFailure()) return;
-        const char* url = std::getenv("ROWPUMP_REDIS_CLUSTER_URL");
-        if (url == nullptr || *url == '\0') FAIL() << start_cluster_hint;
-        url_ = url;
+        url_ = cluster_url();
+        if (url_.empty()) FAIL() << start_hint();
         try {
             client_.emplace(redis::ClusterOptions::from_url(url_));
         } catch (const Error& error) {
-            FAIL() << "cannot reach the local Redis Cluster (" << error.what() << "): " << start_cluster_hint;
+            FAIL() << "cannot reach the local cluster at " << url_ << " (" << error.what() << "): " << start_hint();
         }
         tag_ = "rp_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
                std::to_string(::getpid());
@@ -68,6 +74,38 @@ protected:
         return out;
     }
     long long length(const std::string& key) { return command({"LLEN", key}).integer; }
+
+    // `queue SUBCOMMAND` on the test's queue, named by queue_options() (--queue, and its priority lists or
+    // shards), with `extra`.
+    virtual std::vector<std::string> queue_options() const { return {"--queue", queue_}; }
+    std::vector<std::string> queue_args(const std::string& subcommand, const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> args{"queue", subcommand, "--source", url_};
+        const auto options = queue_options();
+        args.insert(args.end(), options.begin(), options.end());
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    }
+    // The count `state` of `queue stats`: "  ready      225".
+    long long stat(const std::string& state) {
+        const CliRun run = run_rowpump(queue_args("stats"));
+        EXPECT_EQ(run.exit_code, 0) << run.describe();
+        std::smatch match;
+        if (!std::regex_search(run.out, match, std::regex("\\n  " + state + " +(\\d+)"))) {
+            ADD_FAILURE() << "no " << state << " in " << run.describe();
+            return -1;
+        }
+        return std::stoll(match[1]);
+    }
+    // After a backfill of cluster_source_table(rows, true): every 4th row waits delayed, and `queue promote`
+    // makes it ready.
+    void expect_promote_readies_the_due_rows(int rows) {
+        EXPECT_EQ(stat("ready"), rows - rows / 4);
+        EXPECT_EQ(stat("delayed"), rows / 4);
+        const CliRun promote = run_rowpump(queue_args("promote"));
+        ASSERT_EQ(promote.exit_code, 0) << promote.describe();
+        EXPECT_EQ(stat("ready"), rows);
+        EXPECT_EQ(stat("delayed"), 0);
+    }
 
     // How often each row id appears in `payloads` (tagged delayed members included).
     static void count_ids(const std::vector<std::string>& payloads, std::map<int, int>& seen) {

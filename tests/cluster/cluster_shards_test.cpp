@@ -32,22 +32,7 @@ protected:
         return client_->retrying([&] { return client_->command(shard_slot(i), argv); });
     }
 
-    std::vector<std::string> queue_args(const std::string& subcommand, const std::vector<std::string>& extra = {}) {
-        std::vector<std::string> args{"queue", subcommand, "--source", url_, "--queue", tag_, "--shards",
-                                      std::to_string(shards)};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return args;
-    }
-    long long stat(const std::string& state) {
-        const CliRun run = run_rowpump(queue_args("stats"));
-        EXPECT_EQ(run.exit_code, 0) << run.describe();
-        std::smatch match;
-        if (!std::regex_search(run.out, match, std::regex("\\n  " + state + " +(\\d+)"))) {
-            ADD_FAILURE() << "no " << state << " in " << run.describe();
-            return -1;
-        }
-        return std::stoll(match[1]);
-    }
+    std::vector<std::string> queue_options() const override { return {"--queue", tag_, "--shards", std::to_string(shards)}; }
 
 private:
     void delete_shard_keys() {
@@ -85,12 +70,8 @@ TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnc
         EXPECT_NEAR(static_cast<double>(sizes[static_cast<std::size_t>(i)]), mean, mean * 0.10)
             << "shard " << shard(i) << " of " << shards;
 
-    EXPECT_EQ(stat("ready"), rows - rows / 4);
-    EXPECT_EQ(stat("delayed"), rows / 4);
-    const CliRun promote = run_rowpump(queue_args("promote"));
-    ASSERT_EQ(promote.exit_code, 0) << promote.describe();
-    EXPECT_EQ(stat("ready"), rows);
-    EXPECT_EQ(stat("delayed"), 0);
+    expect_promote_readies_the_due_rows(rows);
+    if (HasFatalFailure()) return;
 
     // Row 7 fails once and goes dead; every other row is handled once, by whichever consumer took it.
     std::vector<std::string> handled;

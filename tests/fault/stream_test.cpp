@@ -3,7 +3,7 @@
 // its checkpoint are one MULTI/EXEC); two `queue consume --group` processes, one SIGKILLed, process every
 // entry at least once (duplicates counted), the survivor taking over the entries idle past --claim-timeout.
 // Bad input (a key that is not a stream, delayed rows, --push xadd to a queue table) is exit 2 in one line.
-// Keys rp_test:stream.*:<pid> and the jobs' state, removed at the end.
+// Keys rp_test:StreamTest.*:<pid> and the jobs' state, removed at the end.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -19,36 +19,16 @@
 
 #include "fault/consumer_commands.hpp"
 #include "integration/cli_process.hpp"
-#include "integration/mysql_fixture.hpp"
-#include "integration/redis_fixture.hpp"
+#include "integration/mysql_redis_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
 
 using namespace std::chrono_literals;
 
-class StreamTest : public MySqlTest {
+// The fixture's queue_ is the stream's key; clear_redis() removes it, its dead stream and the job's state.
+class StreamTest : public MySqlRedisTest {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
-        connect_local_redis(redis_url_, redis_);
-        if (HasFatalFailure()) return;
-        const std::string pid = std::to_string(::getpid());
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        stream_ = "rp_test:stream." + std::string(test->name()) + ":" + pid;
-        job_id_ = "rp_test_stream_" + std::string(test->name()) + "_" + pid;
-        clean_up();
-    }
-    void TearDown() override {
-        if (redis_) clean_up();
-        MySqlTest::TearDown();
-    }
-    void clean_up() {
-        redis_->command({"DEL", stream_, stream_ + ":dead"});
-        delete_keys(*redis_, "rowpump:job:" + job_id_ + ":*");
-    }
-
     // `rows` rows with ids 3, 6, 9, ...
     std::string numbered_table(const std::string& base, int rows) {
         const auto table = tables().create(base, "(id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL)");
@@ -108,10 +88,7 @@ protected:
         EXPECT_NE(errors[0].find(needle), std::string::npos) << run.describe();
     }
 
-    std::string redis_url_;
-    std::optional<redis::Connection> redis_;
-    std::string stream_;
-    std::string job_id_;
+    const std::string& stream_ = queue_;
 };
 
 TEST_F(StreamTest, ABackfillWritesEachRowAsOneEntryOnce) {

@@ -2,37 +2,18 @@
 
 #include <algorithm>
 
+#include "backend/redis/redis_page_pipeline.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {
 
-namespace {
-
-// Reading replies after this many buffered bytes bounds the client's copy of a page in memory.
-constexpr std::size_t max_buffered_bytes = 16u << 20;
-
-}  // namespace
-
 bool PageWriter::write(Connection& connection, const std::vector<Message>& batch, DelayedTag first_tag,
                        const CheckpointMove* fence) {
     plan_.plan(batch, first_tag);
-    std::size_t unread = 0;
-    std::size_t buffered = 0;
-    const auto send = [&](std::span<const std::string_view> command) {
-        connection.append(command);
-        ++unread;
-        for (std::string_view argument : command) buffered += argument.size();
-        // Inside MULTI every reply waits for the EXEC: an error read midway would leave the transaction open.
-        if (fence || buffered < max_buffered_bytes) return;
-        connection.read_replies(unread);
-        unread = 0;
-        buffered = 0;
-    };
-    const std::string_view multi[] = {"MULTI"};
-    if (fence) send(multi);
-    for (std::size_t i = 0; i < plan_.commands(); ++i) send(plan_.command(i));
+    PagePipeline pipeline(connection, fence != nullptr);
+    for (std::size_t i = 0; i < plan_.commands(); ++i) pipeline.send(plan_.command(i));
     if (!fence) {
-        connection.read_replies(unread);
+        pipeline.finish();
         return true;
     }
     const std::string key_count = std::to_string(plan_.ready_keys().size() + 2);
@@ -40,11 +21,7 @@ bool PageWriter::write(Connection& connection, const std::vector<Message>& batch
     move.insert(move.end(), plan_.ready_keys().begin(), plan_.ready_keys().end());
     move.push_back(plan_.delayed_key());
     move.insert(move.end(), fence->arguments.begin(), fence->arguments.end());
-    send(move);
-    connection.append({"EXEC"});  // read below, with what is still unread: never in a flush of send()
-    ++unread;
-    const auto replies = connection.read_replies(unread);
-    const Reply& result = replies.back();
+    const Reply result = pipeline.commit(move);
     if (result.is_nil()) return false;
     // Errors inside EXEC come back as its elements: a failed push, or the checkpoint script's refusal.
     const bool all_applied = result.elements.size() == plan_.commands() + 1 &&

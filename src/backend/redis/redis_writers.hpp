@@ -10,6 +10,9 @@
 namespace rowpump {
 
 std::unique_ptr<Sink> make_redis_sink(RedisTarget target);
+// The sink over another writer's keys (a stream's): `destination` names them in describe().
+std::unique_ptr<Sink> make_redis_sink(const RedisTarget& target, std::unique_ptr<redis::QueueWriter> writer,
+                                      std::string destination);
 // The job store over the queue's lists (PageWriter).
 std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition);
 // The job store over the keys of `make_writer`'s writers (a stream's, backend/redis_streams/): the same

@@ -37,6 +37,18 @@ std::shared_ptr<redis::ClusterClient> cluster_client(const ConsumerOptions& opti
     return std::make_shared<redis::ClusterClient>(redis::ClusterClient::connect_at_start(source_cluster(options)));
 }
 
+// What every shard's `reap` released and buried, added up.
+template <class Shard, class Reap>
+ReapResult sum_reaped(const std::vector<std::unique_ptr<Shard>>& shards, Reap&& reap) {
+    ReapResult total;
+    for (const auto& shard : shards) {
+        const ReapResult part = reap(*shard);
+        total.released += part.released;
+        total.dead += part.dead;
+    }
+    return total;
+}
+
 class ShardConsumer final : public QueueConsumer {
 public:
     ShardConsumer(const ConsumerOptions& options, std::size_t worker) {
@@ -102,13 +114,7 @@ public:
         return total;
     }
     ReapResult reap() override {
-        ReapResult total;
-        for (const auto& shard : shards_) {
-            const ReapResult part = shard->reap();
-            total.released += part.released;
-            total.dead += part.dead;
-        }
-        return total;
+        return sum_reaped(shards_, [](auto& shard) { return shard.reap(); });
     }
     void heartbeat() override {
         for (const auto& shard : shards_) shard->heartbeat();
@@ -161,13 +167,7 @@ public:
             shards_.push_back(open_following_maintainer(client, shard, consumers));
     }
     ReapResult tick() override {
-        ReapResult total;
-        for (const auto& shard : shards_) {
-            const ReapResult part = shard->tick();
-            total.released += part.released;
-            total.dead += part.dead;
-        }
-        return total;
+        return sum_reaped(shards_, [](auto& shard) { return shard.tick(); });
     }
 
 private:
@@ -204,13 +204,7 @@ public:
         return shards_.front()->holder_line(holder);
     }
     ReapResult reap() override {
-        ReapResult total;
-        for (const auto& shard : shards_) {
-            const ReapResult part = shard->reap();
-            total.released += part.released;
-            total.dead += part.dead;
-        }
-        return total;
+        return sum_reaped(shards_, [](auto& shard) { return shard.reap(); });
     }
     std::uint64_t promote() override {
         std::uint64_t moved = 0;

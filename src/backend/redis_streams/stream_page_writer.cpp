@@ -2,18 +2,12 @@
 
 #include <algorithm>
 
+#include "backend/redis/redis_page_pipeline.hpp"
 #include "backend/redis_streams/stream_scripts.hpp"
 #include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {
-
-namespace {
-
-// Reading replies after this many buffered bytes bounds the client's copy of a page in memory.
-constexpr std::size_t max_buffered_bytes = 16u << 20;
-
-}  // namespace
 
 void StreamPageWriter::check_key_types(Connection& connection) const {
     const std::string type = connection.command({"TYPE", key()}).text;
@@ -28,35 +22,16 @@ bool StreamPageWriter::write(Connection& connection, const std::vector<Message>&
         if (message.due_ms > 0)
             throw UsageError("a stream has no due times, and a row is delayed: drop --delay and --due-column, or "
                              "push to lists (--push rpush)");
-    std::size_t unread = 0;
-    std::size_t buffered = 0;
-    const auto send = [&](std::span<const std::string_view> command) {
-        connection.append(command);
-        ++unread;
-        for (std::string_view argument : command) buffered += argument.size();
-        // Inside MULTI every reply waits for the EXEC: an error read midway would leave the transaction open.
-        if (fence || buffered < max_buffered_bytes) return;
-        connection.read_replies(unread);
-        unread = 0;
-        buffered = 0;
-    };
-    if (fence) {
-        connection.append({"MULTI"});
-        ++unread;
-    }
-    for (const Message& message : batch) send(commands_.xadd(message.payload));
+    PagePipeline pipeline(connection, fence != nullptr);
+    for (const Message& message : batch) pipeline.send(commands_.xadd(message.payload));
     if (!fence) {
-        connection.read_replies(unread);
+        pipeline.finish();
         return true;
     }
     // The lists' script checks lists and a sorted set; this one the stream, with the same arguments.
     std::vector<std::string_view> move{"EVAL", stream_scripts::move_checkpoint, "2", fence->range_key, key()};
     move.insert(move.end(), fence->arguments.begin(), fence->arguments.end());
-    send(move);
-    connection.append({"EXEC"});
-    ++unread;
-    const auto replies = connection.read_replies(unread);
-    const Reply& result = replies.back();
+    const Reply result = pipeline.commit(move);
     if (result.is_nil()) return false;
     // Errors inside EXEC come back as its elements: a refused XADD, or the checkpoint script's refusal.
     const auto& elements = result.elements;
