@@ -6,7 +6,7 @@
 examples_dir="$1"
 example="$examples_dir/cursor_http"
 [[ -x "$example" ]] || { echo "$example was not built (is libcpp-httplib-dev installed?)" >&2; exit 1; }
-: "${ROWPUMP_MYSQL_URL:?source the servers' environment (ROWPUMP_MYSQL_URL)}"
+: "${ROWPUMP_MYSQL_URL:?source the environment of the local servers}"
 work="$(mktemp -d)"
 table="rp_test_cursor_http_$$"
 example_pid=""
@@ -18,7 +18,10 @@ mariadb_cli() {
     -h"${BASH_REMATCH[4]}" -P"${BASH_REMATCH[5]}" -u"${BASH_REMATCH[1]}" "${BASH_REMATCH[6]}" "$@"
 }
 cleanup() {
-  [[ -n "$example_pid" ]] && kill "$example_pid" 2>/dev/null && wait "$example_pid" 2>/dev/null
+  if [[ -n "$example_pid" ]]; then
+    kill "$example_pid" 2>/dev/null || true
+    wait "$example_pid" 2>/dev/null || true  # 143: it ended on the TERM
+  fi
   mariadb_cli -e "DROP TABLE IF EXISTS $table" >/dev/null 2>&1 || true
   rm -rf "$work"
 }

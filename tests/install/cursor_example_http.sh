@@ -44,7 +44,8 @@ check "approximate jump rows" "$(expected_ids 81 100)" "$(ids)"
 check "approximate jump info" "5 approximate" "$(field '"\(.pageNumber) \(.method)"')"
 
 get "first=20&page=10"
-check "last page by jump" "$(expected_ids 181 200) false" "$(ids; field .pageInfo.hasNextPage)"
+check "last page by jump" "$(expected_ids 181 200)" "$(ids)"
+check "last page has no next" false "$(field .pageInfo.hasNextPage)"
 
 # One character of the signature changed: refused as altered, with no page in the answer.
 at=$((${#end_cursor} - 5))
