@@ -81,6 +81,8 @@ struct CursorPage {
     bool has_previous_page = false;
     std::uint64_t page_number = 0;  // counted from 1 at the list's start; 0 when unknown (after a last)
     PageMethod method = PageMethod::keyset;
+    // An approximate jump's estimate of the list's rows ("page about 48,000 of about 100,000"); 0 otherwise.
+    std::uint64_t total_rows_estimate = 0;
 };
 
 // A link to a page near the current one: read it with PageRequest::after(after, size), or first(size)
@@ -105,6 +107,12 @@ public:
     // Page `number` (from 1) exactly: the inner query counts (number - 1) * size entries through the sort's
     // index (no row is read for them), then joins back for this page's rows. Cost grows with the depth.
     CursorPage jump_exact(std::uint64_t number, std::size_t size);
+    // Page about `number`, in milliseconds at any depth: from bookmarks placed by index estimates (the
+    // balanced planner's dives; made on the first call, remade after a minute), then an exact walk of at
+    // most a bookmark's span. Lands within the estimates' error of (number - 1) * size; the page's
+    // number is `number`, as a label. Without usable estimates (a filter, a first sort column with no
+    // axis), it is jump_exact, and says so in `method`.
+    CursorPage jump_approximate(std::uint64_t number, std::size_t size);
     // Links to the `radius` pages either side of the page `token` starts or ends (a page's start or end
     // cursor), from one key-only query each way of at most radius * size index entries.
     std::vector<PageLink> window(const std::string& token, std::size_t size, std::size_t radius);

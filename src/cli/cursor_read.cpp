@@ -17,6 +17,7 @@ void check_flags(const ReadOptions& options) {
     if (!options.before.empty() && !options.last) throw UsageError("--before goes with --last");
     if (options.page && (!options.first || !options.after.empty()))
         throw UsageError("--page goes with --first N alone (no --after): it jumps to page P of N rows");
+    if (options.approximate && !options.page) throw UsageError("--approximate goes with --page");
     if (options.sort.empty()) throw UsageError("--first and --last need --sort, e.g. --sort 'created_at DESC, id DESC'");
     if (!options.source.where.empty())
         throw UsageError("--where does not go with --first or --last: filter a page by --filter COLUMN=VALUE");
@@ -44,7 +45,9 @@ std::string page_info_json(const CursorPage& page) {
     out += std::string(",\"has_next_page\":") + (page.has_next_page ? "true" : "false");
     out += std::string(",\"has_previous_page\":") + (page.has_previous_page ? "true" : "false");
     out += ",\"page_number\":" + (page.page_number ? std::to_string(page.page_number) : std::string("null"));
-    out += ",\"method\":\"" + to_string(page.method) + "\"}\n";
+    out += ",\"method\":\"" + to_string(page.method) + "\"";
+    if (page.total_rows_estimate) out += ",\"total_rows_estimate\":" + std::to_string(page.total_rows_estimate);
+    out += "}\n";
     return out;
 }
 
@@ -68,7 +71,8 @@ int run_cursor_read(const ReadOptions& options) {
     Cursor cursor(options.source.mysql(), std::move(spec), *keys);
     CursorPage page;
     if (options.page)
-        page = cursor.jump_exact(*options.page, *options.first);
+        page = options.approximate ? cursor.jump_approximate(*options.page, *options.first)
+                                   : cursor.jump_exact(*options.page, *options.first);
     else if (options.first)
         page = cursor.page(options.after.empty() ? PageRequest::first(*options.first)
                                                  : PageRequest::after(options.after, *options.first));

@@ -31,7 +31,8 @@ CLI::App* setup_read(CLI::App& app, ReadOptions& options) {
                                   {OptionId::read_sort, options.sort},
                                   {OptionId::read_filter, options.filter},
                                   {OptionId::read_jump, options.page},
-                                  {OptionId::read_page_info, options.page_info}});
+                                  {OptionId::read_page_info, options.page_info},
+                                  {OptionId::read_approximate, options.approximate}});
     return command;
 }
 

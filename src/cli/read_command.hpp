@@ -27,6 +27,7 @@ struct ReadOptions {
     std::vector<std::string> filter;
     std::optional<std::size_t> page;
     std::string page_info;
+    bool approximate = false;  // --page by index estimates
 };
 
 CLI::App* setup_read(CLI::App& app, ReadOptions& options);

@@ -27,6 +27,9 @@ std::vector<OptionSpec> cursor_read_options() {
         text(read_page_info, "--page-info", "",
              "With --first or --last: write the page info (start_cursor, end_cursor, has_next_page, "
              "has_previous_page, page_number, method) as one JSON object to this file"),
+        flag(read_approximate, "--approximate", "",
+             "With --page: page about P, from index estimates, in milliseconds at any depth (page_info's method "
+             "says approximate, or exact where estimates cannot serve, e.g. with --filter)"),
     };
 }
 

@@ -30,6 +30,7 @@ enum class OptionId {
     dry_run, summary_json, overrides,  // backfill and run; --set: run and explain
     read_format, read_limit,           // rowpump read
     read_first, read_after, read_last, read_before, read_sort, read_filter, read_jump, read_page_info,  // read's pages
+    read_approximate,
     plan_partitions, plan_strategy, plan_json,  // rowpump partition
     // rowpump queue: every subcommand names its queue alike; then consume, reap, stats, purge, requeue-dead
     queue_source, queue_name, stream_group, priority_lists, return_to,

@@ -1,9 +1,11 @@
 #include "rowpump/cursor.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "cursor/cursor_sql.hpp"
 #include "cursor/cursor_token.hpp"
+#include "cursor/page_bookmarks.hpp"
 #include "mysql/connection.hpp"
 
 namespace rowpump {
@@ -14,6 +16,8 @@ using Edge = TokenContent::Edge;
 
 // Large enough for any screen, small enough that a page is one quick statement.
 constexpr std::size_t max_page_size = 10'000;
+// Bookmarks older than this are placed again: rows added or removed since move the positions.
+constexpr std::chrono::seconds bookmark_lifetime{60};
 
 void check_size(std::size_t size) {
     if (size < 1 || size > max_page_size)
@@ -42,6 +46,17 @@ struct Cursor::Impl {
     CursorSql sql;
     TokenSigner signer;
     mysql::Connection connection;
+    std::optional<PageBookmarks> bookmarks;  // nullopt: not made, or the estimates cannot place them
+    std::optional<std::chrono::steady_clock::time_point> bookmarks_made;
+
+    const std::optional<PageBookmarks>& current_bookmarks(bool filtered) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!bookmarks_made || now - *bookmarks_made > bookmark_lifetime) {
+            bookmarks = PageBookmarks::build(connection, table, sql.order(), filtered);
+            bookmarks_made = now;
+        }
+        return bookmarks;
+    }
 
     // The sort values of each row of `rows`, and the rows into `page`, `reverse`d for a backward read.
     std::vector<KeyValue> read(const SqlFragment& statement, std::size_t keep, bool reverse, Page* page,
@@ -140,6 +155,27 @@ CursorPage Cursor::jump_exact(std::uint64_t number, std::size_t size) {
     const auto keys = impl_->read(impl_->sql.jump((number - 1) * size, size + 1), size, false, &out.rows, more);
     out.has_next_page = more;
     out.has_previous_page = number > 1;
+    return impl_->finish(std::move(out), keys);
+}
+
+CursorPage Cursor::jump_approximate(std::uint64_t number, std::size_t size) {
+    check_size(size);
+    if (number < 1) throw UsageError("pages are numbered from 1");
+    const auto& bookmarks = impl_->current_bookmarks(impl_->sql.filtered());
+    if (!bookmarks) return jump_exact(number, size);
+    const std::uint64_t position = (number - 1) * size;
+    const PageBookmarks::Landing landing = bookmarks->at_or_before(position);
+    CursorPage out;
+    out.rows = Page(impl_->sql.select_columns().size());
+    out.method = PageMethod::approximate_jump;
+    out.page_number = number;
+    out.total_rows_estimate = bookmarks->total_rows();
+    bool more = false;
+    const auto keys = impl_->read(impl_->sql.jump(position - landing.position, size + 1, landing.from), size, false,
+                                  &out.rows, more);
+    out.has_next_page = more;
+    // Before the page's first row, when there is one; else before where the walk ended, when it began past the start.
+    out.has_previous_page = keys.empty() ? position > 0 : impl_->any_past(true, keys.front());
     return impl_->finish(std::move(out), keys);
 }
 

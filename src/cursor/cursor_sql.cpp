@@ -98,8 +98,12 @@ SqlFragment CursorSql::sort_values(bool backward, const KeyValue& from, std::siz
                       limit);
 }
 
-SqlFragment CursorSql::jump(std::uint64_t skip, std::size_t limit) const {
+SqlFragment CursorSql::jump(std::uint64_t skip, std::size_t limit, const SqlFragment& from) const {
     SqlFragment where = conditions(false, std::nullopt);
+    if (!from.empty()) {
+        if (where.sql == "TRUE") where = {};
+        where.and_also(from);
+    }
     std::string join;
     for (std::size_t i = 0; i < order_.columns.size(); ++i)
         join += (i ? " AND " : "") + order_.qualified.columns[i] + " = rp_page." + order_.bare.columns[i];

@@ -3,6 +3,7 @@
 // built from paging/'s pieces (KeyExpression, SqlFragment, select_expression) as PageSql's are; PageSql
 // itself pages one ascending key, a cursor's sort runs either way in each column.
 #include <cstdint>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -19,6 +20,8 @@ public:
     // Where each sort column sits in select_columns().
     const std::vector<std::size_t>& sort_positions() const { return sort_positions_; }
     const SortOrder& order() const { return order_; }
+    // Whether the list has a filter (index estimates cannot see one).
+    bool filtered() const { return !filter_.empty(); }
 
     // SELECT cols FROM t WHERE filter [AND past `from`] ORDER BY sort LIMIT ?; backward walks the sort turned.
     SqlFragment page(bool backward, const std::optional<KeyValue>& from, std::size_t limit) const;
@@ -30,7 +33,8 @@ public:
     // and takes `limit`, reading no row; the outer one reads only those rows.
     //   SELECT cols FROM t AS rp_t JOIN (SELECT sort FROM t WHERE filter ORDER BY sort LIMIT ?, ?) AS rp_page
     //   ON rp_t.c = rp_page.c ... ORDER BY sort
-    SqlFragment jump(std::uint64_t skip, std::size_t limit) const;
+    // `from` narrows the inner query to the rows from a bookmark on (the approximate jump).
+    SqlFragment jump(std::uint64_t skip, std::size_t limit, const SqlFragment& from = {}) const;
 
 private:
     SqlFragment conditions(bool backward, const std::optional<KeyValue>& from) const;

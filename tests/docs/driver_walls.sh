@@ -13,10 +13,11 @@ cd "$root"
 
 failures=0
 # check WALL NAME PATTERN: no C++ source outside WALL (a folder under src/, or folders as a|b) may match PATTERN.
+# A fourth argument replaces src/WALL/ as the place allowed (a path pattern of its own).
 check() {
-  local wall="$1" name="$2" pattern="$3" hits
+  local wall="$1" name="$2" pattern="$3" allowed="${4:-src/($1)/}" hits
   hits="$(grep -rnP --include='*.cpp' --include='*.hpp' --include='*.h' "$pattern" src include tests bench examples |
-            grep -vE "^src/($wall)/" || true)"
+            grep -vE "^$allowed" || true)"
   if [[ -n "$hits" ]]; then
     echo "$name is used outside src/$wall (move the code behind the wall, or give it rowpump's own type):"
     echo "$hits"
@@ -36,6 +37,8 @@ check mysql "a MariaDB Connector/C type or call" '\b(MYSQL|MYSQL_RES|MYSQL_FIELD
 check redis "a hiredis type or call" '\b(redisContext|redisReply|redisCommand\w*|redisAppend\w*|redisGetReply|redisReader\w*|freeReplyObject)\b'
 check 'redis|crypto' "an OpenSSL type or call" '\b(SSL_CTX|SSL_\w+\s*\(|X509_V_\w+|X509_VERIFY_PARAM\w*|ERR_\w+\s*\()'
 check run "a oneTBB type" '\b(tbb|oneapi)::'
+# cpp-httplib serves the cursor example only: the library's own HTTP is src/http, on no driver.
+check examples "cpp-httplib" '#\s*include\s*<httplib\.h>|\bhttplib::' 'examples/'
 
 if ((failures > 0)); then
   echo "$failures driver wall(s) crossed"

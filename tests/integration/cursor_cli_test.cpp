@@ -56,6 +56,12 @@ TEST_F(CursorCliTest, NextAndPreviousPagesWithPageInfo) {
 
     const CliRun jumped = read({"--first", "3", "--page", "2"}, with_key());
     EXPECT_EQ(jumped.out, second.out) << jumped.describe();
+
+    // 2000 rows are within one bookmark's span: the approximate jump walks from the start, exactly.
+    const CliRun about = read({"--first", "3", "--page", "2", "--approximate", "--page-info", info}, with_key());
+    EXPECT_EQ(about.out, second.out) << about.describe();
+    EXPECT_EQ(field(slurp(info), "method"), "\"approximate\"");
+    EXPECT_NE(field(slurp(info), "total_rows_estimate"), "missing");
 }
 
 TEST_F(CursorCliTest, WhatCannotWorkIsOneLineAndExitTwo) {
@@ -76,6 +82,7 @@ TEST_F(CursorCliTest, WhatCannotWorkIsOneLineAndExitTwo) {
         {{"--last", "3", "--after", "x"}, "--after goes with --first"},
         {{"--first", "3", "--where", "id > 3"}, "--filter"},
         {{"--first", "3", "--filter", "nope"}, "COLUMN=VALUE"},
+        {{"--first", "3", "--approximate"}, "--approximate goes with --page"},
     };
     for (const auto& [extra, says] : with_key_cases) {
         const CliRun run = read(extra, with_key());

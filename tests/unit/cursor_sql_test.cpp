@@ -74,6 +74,17 @@ TEST(CursorSql, TheJumpCountsThroughTheSortsColumnsOnly) {
     EXPECT_EQ(std::get<std::int64_t>(jump.params[0]), 40);
 }
 
+TEST(CursorSql, TheApproximateJumpWalksFromItsBookmark) {
+    const auto sql = statements({"items", parse_sort("created_at DESC, id DESC"), {}, {{"shop", "7"}}});
+    const auto jump = sql.jump(15, 21, {"`created_at` < ?", {std::string("2024-01-01 00:00:00")}});
+    EXPECT_NE(jump.sql.find("WHERE `shop` = ? AND `created_at` < ? ORDER BY `created_at` DESC"), std::string::npos) << jump.sql;
+    ASSERT_EQ(jump.params.size(), 4u);  // the filter's value, the bookmark's, the skip and the limit
+    EXPECT_EQ(std::get<std::string>(jump.params[1]), "2024-01-01 00:00:00");
+    EXPECT_EQ(std::get<std::int64_t>(jump.params[2]), 15);
+    const auto unfiltered = statements({"items", parse_sort("id"), {}, {}}).jump(3, 5, {"`id` >= ?", {std::int64_t{9}}});
+    EXPECT_NE(unfiltered.sql.find("WHERE `id` >= ? ORDER BY"), std::string::npos) << unfiltered.sql;
+}
+
 TEST(CursorSql, FilterColumnsAreCheckedAndQuoted) {
     EXPECT_THROW(statements({"items", parse_sort("id"), {}, {{"shop`; DROP TABLE items; --", "1"}}}), UsageError);
     const auto sql = statements({"items", parse_sort("id"), {}, {{"title", "x' OR '1'='1"}}});

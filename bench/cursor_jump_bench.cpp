@@ -1,0 +1,169 @@
+// Cursor pages against OFFSET at depth (issue 31's goals), in process through the library, on the table
+// bench/cursor_vs_offset.sh makes (BENCH_CURSOR_TABLE, created_at DESC, id DESC, KEY (created_at)):
+//   next_page/depth:0 and depth:D    the page after a token (Cursor::page), at the list's start and at D
+//   offset/depth:D                   SELECT ... ORDER BY created_at DESC, id DESC LIMIT D, 20
+//   exact_jump/depth:D               Cursor::jump_exact to the page that starts at D (the same rows)
+//   approximate_jump/page:P          Cursor::jump_approximate, bookmarks made before timing
+//   approximate_cold                 a new Cursor's first approximate jump: the bookmarks made, then the jump
+// D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it checks that the
+// three ways to depth D give the same rows, and prints each approximate landing's distance from the row
+// asked (counted exactly once, by COUNT). Real time and CPU time are the client's.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.hpp"
+#include "rowpump/cursor.hpp"
+
+namespace {
+
+using namespace rowpump;
+
+constexpr std::size_t page_size = 20;
+const char* const sort_text = "created_at DESC, id DESC";
+
+struct Setup {
+    MySqlOptions mysql;
+    std::string table;
+    std::uint64_t rows = 0;
+    std::uint64_t depth = 0;  // a multiple of page_size
+    std::unique_ptr<Cursor> cursor;
+    std::unique_ptr<mysql::Connection> connection;
+    std::string token_at_depth;  // the end cursor of the page before depth
+    std::string token_at_start;  // the first page's end cursor
+};
+
+Setup& setup() {
+    static Setup s;
+    return s;
+}
+
+CursorKeys keys() { return CursorKeys{std::string(32, 'k'), ""}; }
+
+std::vector<std::string> ids(const CursorPage& page) {
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < page.rows.row_count(); ++r) out.emplace_back(*page.rows.value(r, 0));
+    return out;
+}
+
+std::vector<std::string> offset_ids(std::uint64_t depth) {
+    Setup& s = setup();
+    std::vector<std::string> out;
+    auto rows = s.connection->query("SELECT id FROM `" + s.table + "` ORDER BY " + sort_text + " LIMIT " +
+                                    std::to_string(depth) + ", " + std::to_string(page_size));
+    while (rows.next()) out.push_back(rows.text(1));
+    return out;
+}
+
+// The rows before the page's first row in the sort: where the page really starts.
+std::uint64_t position_of(const CursorPage& page) {
+    Setup& s = setup();
+    const std::string id(*page.rows.value(0, 0));
+    const std::string created(*page.rows.value(0, 1));
+    auto rows = s.connection->query("SELECT COUNT(*) FROM `" + s.table + "` WHERE created_at > '" + created +
+                                    "' OR (created_at = '" + created + "' AND id > " + id + ")");
+    rows.next();
+    return std::stoull(rows.text(1));
+}
+
+void next_page(benchmark::State& state) {
+    Setup& s = setup();
+    const std::string& token = state.range(0) == 0 ? s.token_at_start : s.token_at_depth;
+    for (auto _ : state) benchmark::DoNotOptimize(s.cursor->page(PageRequest::after(token, page_size)));
+}
+
+void offset(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(offset_ids(setup().depth));
+}
+
+void exact_jump(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) benchmark::DoNotOptimize(s.cursor->jump_exact(s.depth / page_size + 1, page_size));
+}
+
+void approximate_jump(benchmark::State& state) {
+    Setup& s = setup();
+    const auto page = static_cast<std::uint64_t>(state.range(0));
+    for (auto _ : state) benchmark::DoNotOptimize(s.cursor->jump_approximate(page, page_size));
+}
+
+void approximate_cold(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) {
+        Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+        benchmark::DoNotOptimize(fresh.jump_approximate(s.depth / page_size + 1, page_size));
+    }
+}
+
+int prepare() {
+    Setup& s = setup();
+    const char* table = std::getenv("BENCH_CURSOR_TABLE");
+    if (!std::getenv("ROWPUMP_MYSQL_URL") || !table) {
+        std::fprintf(stderr, "cursor_jump_bench: set ROWPUMP_MYSQL_URL and BENCH_CURSOR_TABLE (bench/cursor_vs_offset.sh does)\n");
+        return 2;
+    }
+    s.mysql = MySqlOptions::from_env();
+    s.table = table;
+    s.connection = std::make_unique<mysql::Connection>(s.mysql);
+    auto count = s.connection->query("SELECT COUNT(*) FROM `" + s.table + "`");
+    count.next();
+    s.rows = std::stoull(count.text(1));
+    const char* depth = std::getenv("BENCH_CURSOR_DEPTH");
+    s.depth = (depth ? std::stoull(depth) : s.rows / 2) / page_size * page_size;
+    s.cursor = std::make_unique<Cursor>(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+    s.token_at_start = s.cursor->page(PageRequest::first(page_size)).end_cursor;
+    const CursorPage before = s.cursor->jump_exact(s.depth / page_size, page_size);
+    s.token_at_depth = before.end_cursor;
+    const auto expected = offset_ids(s.depth);
+    const auto by_token = ids(s.cursor->page(PageRequest::after(s.token_at_depth, page_size)));
+    const auto by_jump = ids(s.cursor->jump_exact(s.depth / page_size + 1, page_size));
+    if (by_token != expected || by_jump != expected) {
+        std::fprintf(stderr, "cursor_jump_bench: the keyset page, the exact jump and OFFSET differ at depth %llu\n",
+                     static_cast<unsigned long long>(s.depth));
+        return 1;
+    }
+    std::printf("table %s: %llu rows; depth %llu: keyset, exact jump and OFFSET give the same 20 rows\n", s.table.c_str(),
+                static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.depth));
+    const std::uint64_t pages = s.rows / page_size;
+    for (const std::uint64_t page : {pages / 10, pages / 4, s.depth / page_size + 1, pages * 9 / 10}) {
+        const CursorPage landed = s.cursor->jump_approximate(page, page_size);
+        const std::uint64_t asked = (page - 1) * page_size;
+        const std::uint64_t at = position_of(landed);
+        const double off = std::fabs(static_cast<double>(at) - static_cast<double>(asked));
+        std::printf("approximate page %llu (row %llu of about %llu): landed on row %llu, %.3f%% of the position, %.3f%% of the table (%s)\n",
+                    static_cast<unsigned long long>(page), static_cast<unsigned long long>(asked),
+                    static_cast<unsigned long long>(landed.total_rows_estimate), static_cast<unsigned long long>(at),
+                    asked ? 100 * off / static_cast<double>(asked) : 0.0, 100 * off / static_cast<double>(s.rows),
+                    to_string(landed.method).c_str());
+    }
+    std::fflush(stdout);
+    benchmark::RegisterBenchmark("next_page/depth:0", next_page)->Arg(0)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("next_page/depth:" + std::to_string(s.depth)).c_str(), next_page)->Arg(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("offset/depth:" + std::to_string(s.depth)).c_str(), offset)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("exact_jump/depth:" + std::to_string(s.depth)).c_str(), exact_jump)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("approximate_jump/page", approximate_jump)
+        ->Arg(static_cast<std::int64_t>(pages / 4))->Arg(static_cast<std::int64_t>(s.depth / page_size + 1))
+        ->Arg(static_cast<std::int64_t>(pages * 9 / 10))->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("approximate_cold", approximate_cold)->Iterations(3)->Unit(benchmark::kMillisecond);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    try {
+        if (const int failed = prepare()) return failed;
+    } catch (const rowpump::Error& error) {
+        std::fprintf(stderr, "cursor_jump_bench: %s\n", error.what());
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
