@@ -32,7 +32,7 @@ BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, std::size_t batch_size)
 BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& task, std::size_t batch_size)
     : batch_size_(batch_size) {
     if (queue_layout(format) == QueueLayout::rowpump)
-        throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq or celery, or "
+        throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq, activejob or celery, or "
                          "use the constructor without a format");
     if (batch_size_ == 0) throw UsageError("bulk enqueue batch size must be at least 1");
     check_derived_fields(spec, format, task, nullptr);
