@@ -5,7 +5,7 @@
 # (bench/peers/activejob_perform_later.rb). Both write the same jobs (Sidekiq's JobWrapper around the
 # serialized ActiveJob, the row its one argument) into the same Redis list, queue:QUEUE. Goal: rowpump at
 # least 10x perform_later's rows/s. The issue's size is 1M rows; the Ruby loop takes minutes for that, so
-# the default here is ROWS=100000 (the first 100,000 rows of sbtest1).
+# the default here is ROWS=50000 (the first 50,000 rows of sbtest1), which runs in about 2 minutes.
 #
 # A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
 # Every run is checked: the list must hold exactly the table's rows, and its first job must have the keys
@@ -13,12 +13,13 @@
 # user+sys CPU and peak RSS (GNU time), the MariaDB and Redis servers' CPU (/proc/PID/stat).
 #
 #   eval "$(scripts/services.sh env)"
-#   ROWPUMP_BIN=build/rowpump bench/activejob_vs_perform_later.sh                      # 100,000 rows
+#   ROWPUMP_BIN=build/rowpump bench/activejob_vs_perform_later.sh                      # 50,000 rows
 #   ROWS=0 ROWPUMP_BIN=build/rowpump bench/activejob_vs_perform_later.sh               # sbtest1, 1M rows
 #
 # Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump), ROWS /
-# BENCH_ROWS (100000: rp_bench_sbtest_small, the first N rows of sbtest1; 0: the whole sbtest1), BENCH_RUNS (3), BENCH_SIDEKIQ_DB (13: Sidekiq's fixed key names, such as
-# `queues`, stay out of the queue's own database), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS
+# BENCH_ROWS (50000: rp_bench_sbtest_small, the first N rows of sbtest1; 0: the whole sbtest1),
+# BENCH_RUNS (3), BENCH_SIDEKIQ_DB (13: Sidekiq's fixed key names, such as `queues`, stay out of the
+# queue's own database), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS
 # (bench/results/activejob.md), BENCH_MARIADB_PID and BENCH_REDIS_PID. Needs ruby-sidekiq, ruby-activejob
 # and ruby-mysql2 (scripts/setup.sh --bench). Everything it creates is named rp_bench_* and removed at the end.
 set -euo pipefail
@@ -27,7 +28,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$root/bench/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
-ROWS="${ROWS:-${BENCH_ROWS:-100000}}"
+ROWS="${ROWS:-${BENCH_ROWS:-50000}}"
 export ROWS
 small_rows="$(small_mode_rows)"
 sidekiq_db="$(setting BENCH_SIDEKIQ_DB 13 whole)"
