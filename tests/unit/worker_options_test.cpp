@@ -8,6 +8,7 @@
 
 #include "encode/worker_options.hpp"
 #include "rowpump/encode.hpp"
+#include "rowpump/enqueue.hpp"
 #include "rowpump/error.hpp"
 #include "test_columns.hpp"
 
@@ -118,6 +119,14 @@ TEST(WorkerOptionsTest, CeleryKwargsExpiresAndRoutingKeyAreInTheMessage) {
     const std::string all = encode(Format::celery, task);
     message.Parse(all.data(), all.size());
     EXPECT_TRUE(base64_decode(message["body"].GetString()).starts_with("[[], {\"id\":7,")) << "no row argument left";
+}
+
+TEST(WorkerOptionsTest, BulkEnqueueHasNoColumnsForKwargs) {
+    SinkSpec sink;
+    sink.uri = "stdout";
+    TaskSpec task = celery_task();
+    task.celery.kwargs = {"name"};
+    EXPECT_THROW(BulkEnqueuer(sink, Format::celery, task), UsageError);
 }
 
 TEST(WorkerOptionsTest, EachOptionIsRefusedByTheFormatsThatDoNotReadIt) {
