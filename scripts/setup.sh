@@ -14,7 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev rapidjson-dev libspdlog-dev libfmt-dev
   mariadb-server mariadb-client redis-server redis-tools
   sysbench procps
-  ruby-sidekiq celery python3-celery python3-redis python3-yaml
+  ruby-sidekiq ruby-activejob celery python3-celery python3-redis python3-yaml
   openssl
   php-cli php-redis php-mysql
   prometheus

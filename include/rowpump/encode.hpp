@@ -2,7 +2,9 @@
 // Where a row becomes a payload: encoders turn one row of a page into one string.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/page.hpp"
@@ -12,13 +14,15 @@
 namespace ROWPUMP_EXPORT rowpump {
 
 // json and csv are rowpump's own payloads, template a payload of the user's; sidekiq and celery are jobs
-// that those frameworks' workers run unchanged (docs/worker-formats.md, docs/payloads-and-names.md).
-enum class Format { json, csv, sidekiq, celery, payload_template };
+// that those frameworks' workers run unchanged, activejob a Rails ActiveJob enqueued through its Sidekiq
+// adapter (docs/worker-formats.md, docs/payloads-and-names.md).
+enum class Format { json, csv, sidekiq, celery, payload_template, activejob };
 
-// "json", "csv", "sidekiq", "celery" or "template"; throws UsageError otherwise.
+// "json", "csv", "sidekiq", "activejob", "celery" or "template"; throws UsageError otherwise.
 Format parse_format(const std::string& name);
 std::string format_name(Format format);
-// The Redis key layout a format is written with: sidekiq and celery jobs go where their workers look.
+// The Redis key layout a format is written with: sidekiq and celery jobs go where their workers look
+// (activejob's are Sidekiq jobs).
 QueueLayout queue_layout(Format format);
 
 // The queue a worker format's jobs go to when none is given: Sidekiq's "default", Celery's "celery"; empty
@@ -29,13 +33,32 @@ std::string default_queue(Format format);
 // Each reads the other's, but its Web UI and middleware expect their own.
 enum class SidekiqTimestamps { seconds, milliseconds };
 
+// What a Sidekiq job (formats sidekiq and activejob) carries besides its class and arguments: the keys a
+// worker class's sidekiq_options would set (docs/worker-formats.md).
+struct SidekiqJobOptions {
+    bool retry = true;                     // false: a failed job is neither retried nor kept
+    std::optional<std::uint32_t> retries;  // a retry count instead of true; 0: a failure goes to `dead`
+    bool dead = true;                      // false: a job out of retries is dropped, not kept in `dead`
+    std::vector<std::string> tags;         // "tags", shown and filtered by Sidekiq's Web UI
+    std::vector<std::pair<std::string, std::string>> fields;  // more keys, with string values
+};
+
+// What a Celery task message carries besides its name and arguments.
+struct CeleryTaskOptions {
+    double expires_seconds = 0;       // "expires" this long after enqueueing; 0: never
+    std::vector<std::string> kwargs;  // columns passed as keyword arguments, left out of the row argument
+    std::string routing_key;          // delivery_info's routing key; empty: the queue
+};
+
 // What a worker format needs beside the row: the job's class (Sidekiq) or task name (Celery), and the
 // queue its workers read (run_job and BulkEnqueuer take the sink's queue: leave it empty or the same).
 struct TaskSpec {
-    std::string job_class;  // sidekiq: a Ruby constant path, e.g. "Billing::InvoiceJob"
+    std::string job_class;  // sidekiq, activejob: a Ruby constant path, e.g. "Billing::InvoiceJob"
     std::string task;       // celery: the registered task name, e.g. "billing.tasks.invoice"
     std::string queue;
     SidekiqTimestamps sidekiq_timestamps = SidekiqTimestamps::seconds;
+    SidekiqJobOptions sidekiq;
+    CeleryTaskOptions celery;
 };
 
 // Throws UsageError when `task` does not fit `format`: a worker format without its class or task name,
@@ -102,7 +125,9 @@ public:
 // CSV (RFC 4180): a header line, fields quoted when they hold a comma, quote, CR or LF; NULL is an
 // empty field and an empty string is "" (or NULL is \N: PayloadOptions::csv_null).
 // Sidekiq: the job Sidekiq::Client.push_bulk writes, with the JSON row as its one argument. Celery: a
-// protocol-2 message in kombu's Redis envelope, the JSON row as its one positional argument.
+// protocol-2 message in kombu's Redis envelope, the JSON row as its one positional argument. ActiveJob:
+// the Sidekiq job of ActiveJob's adapter, the row as ActiveJob serializes a Hash (DECIMAL a BigDecimal,
+// DATETIME and TIMESTAMP times, DATE a Date) as the job's one argument.
 // `columns` describe the page's first columns; any further page columns are ignored. `task` is checked
 // with check_task_spec, `payload` with check_payload_options; throws UsageError for a template naming a
 // column not in `columns`.

@@ -19,7 +19,7 @@ public:
     // Opens the sink at once (so a bad URI or an unreachable queue fails here). `batch_size` messages are
     // buffered before they are written together.
     explicit BulkEnqueuer(const SinkSpec& spec, std::size_t batch_size = 1000);
-    // Jobs for existing workers (Format::sidekiq or Format::celery, docs/worker-formats.md): each payload
+    // Jobs for existing workers (Format::sidekiq, activejob or celery, docs/worker-formats.md): each payload
     // pushed is the JSON of the job's one argument (an object, as a backfill's row), written as that
     // framework's client writes a job, into its keys; a Message's due_ms schedules it. The spec's queue
     // defaults to the framework's ("default", "celery"). Throws UsageError for a bad `task`.

@@ -1,6 +1,7 @@
 #include "checkpoint/job_store.hpp"
 
 
+#include "encode/worker_options.hpp"
 #include "fnv1a.hpp"
 #include "mysql/connection.hpp"
 
@@ -51,6 +52,7 @@ JobDefinition define_job(const JobSpec& spec, const ReadPlan& plan) {
     if (!spec.task.job_class.empty()) text += " class " + spec.task.job_class;
     if (!spec.task.task.empty()) text += " task " + spec.task.task;
     if (spec.task.sidekiq_timestamps == SidekiqTimestamps::milliseconds) text += " timestamps ms";
+    text += worker_options_text(spec.task);
     text += payload_and_names(spec);
     if (!spec.route.priority_column.empty()) {
         text += " priority " + spec.route.priority_column + ":";

@@ -59,6 +59,7 @@ CLI::App* setup_backfill(CLI::App& app, BackfillOptions& options) {
                                   {state_prefix, options.state_prefix}, {redis_wait, options.redis_wait},
                                   {stream_maxlen, options.stream_maxlen}, {shards, options.shards}});
     add_encoding_flags(*command, options.encoding);
+    add_worker_flags(*command, options.worker);
     add_schema_options(*command, {{priority_column, options.priority_column}, {priority, options.priority_levels},
                                   {delay, options.delay_seconds}, {due_column, options.due_column},
                                   {rate, options.rate}, {high_water, options.high_water}});
@@ -109,6 +110,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     spec.task.job_class = options.job_class;
     spec.task.task = options.task;
     spec.task.sidekiq_timestamps = options.sidekiq_timestamps;
+    apply_worker_flags(options.worker, spec.task);
     check_task_spec(spec.format, spec.task);  // here too for --dry-run, which runs no job
     spec.payload.template_text = options.payload_template;
     spec.payload.big_numbers = options.big_numbers;

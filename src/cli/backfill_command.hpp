@@ -8,6 +8,7 @@
 #include "cli/encoding_flags.hpp"
 #include "cli/source_options.hpp"
 #include "cli/throttle_flags.hpp"
+#include "cli/worker_flags.hpp"
 #include "rowpump/job.hpp"
 
 namespace rowpump::cli {
@@ -26,6 +27,7 @@ struct BackfillOptions {
     std::string job_class;  // --format sidekiq
     std::string task;       // --format celery
     SidekiqTimestamps sidekiq_timestamps = SidekiqTimestamps::seconds;
+    WorkerFlags worker;  // --sidekiq-retry, --celery-kwargs, ...
     std::string payload_template;  // --format template
     BigNumbers big_numbers = BigNumbers::number;
     EncodingFlags encoding;

@@ -50,6 +50,7 @@ struct ChoiceTable<Format> {
                                                  {"csv", Format::csv},
                                                  {"template", Format::payload_template},
                                                  {"sidekiq", Format::sidekiq},
+                                                 {"activejob", Format::activejob},
                                                  {"celery", Format::celery}};
 };
 template <>

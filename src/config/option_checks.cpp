@@ -119,6 +119,13 @@ void check_stream_route(const JobSpec& spec) {
                            " and ", OptionId::priority_column, ", or push to lists (", OptionId::push, " rpush)"});
 }
 
+void check_expiry_after_delay(const JobSpec& spec) {
+    const double expires_ms = spec.task.celery.expires_seconds * 1000;
+    if (expires_ms > 0 && static_cast<double>(spec.route.delay.count()) >= expires_ms)
+        throw OptionError({OptionId::celery_expires, " counts from enqueueing and is not past ", OptionId::delay,
+                           ": every task would be revoked when due; give a longer expiry or a shorter delay"});
+}
+
 void check_job_options(const JobSpec& spec) {
     const bool job = !spec.job_id.empty();
     if (spec.resume && !job) throw OptionError({OptionId::resume, " needs the job id of the job to resume"});

@@ -46,6 +46,10 @@ void check_lag_query_applies(const ThrottleSpec& throttle);
 // --push xadd writes a stream, which has no due times: delayed rows are refused before anything runs.
 void check_stream_route(const JobSpec& spec);
 
+// --celery-expires counts from enqueueing: a fixed --delay as long or longer would have every task revoked
+// when it comes due.
+void check_expiry_after_delay(const JobSpec& spec);
+
 // --resume, --follow, --consistent-snapshot and --job-id, which exclude or need each other.
 void check_job_options(const JobSpec& spec);
 

@@ -12,7 +12,10 @@
 //
 // the keys, order and spacing that Celery 5.2's send_task and kombu write. Differences, on purpose:
 // argsrepr (shown by logs and monitors, never evaluated) is the argument's JSON rather than Python's
-// repr, cut like Celery's at 1024 bytes; eta is written as Python's isoformat() of a UTC time.
+// repr, cut like Celery's at 1024 bytes (kwargsrepr likewise); eta and expires are written as Python's
+// isoformat() of a UTC time. With --celery-kwargs, the columns it names are the kwargs dict and the row
+// argument holds the others (no argument when none is left); --celery-expires sets "expires" (Celery then
+// revokes a task that had not started by then), --routing-key delivery_info's routing key.
 #include <unistd.h>
 
 #include <chrono>
@@ -27,7 +30,8 @@ namespace rowpump {
 
 namespace {
 
-constexpr std::size_t argsrepr_max_bytes = 1024;  // Celery's argsrepr_maxsize
+constexpr std::size_t argsrepr_max_bytes = 1024;    // Celery's argsrepr_maxsize
+constexpr std::size_t kwargsrepr_max_bytes = 1024;  // and kwargsrepr_maxsize
 
 std::string origin_name() {
     char host[256] = {};
@@ -63,7 +67,7 @@ std::string_view cut_utf8(std::string_view text, std::size_t limit) {
 }
 
 std::string& scratch(int which) {
-    thread_local std::string buffers[2];
+    thread_local std::string buffers[3];
     return buffers[which];
 }
 
@@ -73,22 +77,34 @@ public:
         task_ = "\"headers\": {\"lang\": \"py\", \"task\": ";
         append_json_string(task.task, task_);
         task_ += ", \"id\": \"";
-        origin_ = "\"kwargsrepr\": \"{}\", \"origin\": ";
+        origin_ = "\"origin\": ";
         append_json_string(origin_name(), origin_);
         origin_ += ", \"ignore_result\": false}, \"properties\": {\"correlation_id\": \"";
         std::string reply_to;
         ids_.append_uuid4(reply_to);
         routing_ = "\", \"reply_to\": \"" + reply_to +
                    "\", \"delivery_mode\": 2, \"delivery_info\": {\"exchange\": \"\", \"routing_key\": ";
-        append_json_string(task.queue, routing_);
+        append_json_string(task.celery.routing_key.empty() ? task.queue : task.celery.routing_key, routing_);
+        expires_us_ = static_cast<std::int64_t>(task.celery.expires_seconds * 1e6);
         routing_ += "}, \"priority\": 0, \"body_encoding\": \"base64\", \"delivery_tag\": \"";
     }
 
     void wrap(std::string_view argument_json, const TaskTimes& times, std::string& out) const override {
+        std::string& args = scratch(2);
+        args.assign("[", 1);
+        args.append(argument_json);
+        args.push_back(']');
+        wrap_call(args, "{}", times, out);
+    }
+
+    void wrap_call(std::string_view args, std::string_view kwargs, const TaskTimes& times,
+                   std::string& out) const override {
         std::string& body = scratch(0);
-        body.assign("[[", 2);
-        body.append(argument_json);
-        body.append("], {}, {\"callbacks\": null, \"errbacks\": null, \"chain\": null, \"chord\": null}]");
+        body.assign("[", 1);
+        body.append(args);
+        body.append(", ", 2);
+        body.append(kwargs);
+        body.append(", {\"callbacks\": null, \"errbacks\": null, \"chain\": null, \"chord\": null}]");
         out.append("{\"body\": \"", 10);
         base64_append(body, out);
         out.append("\", \"content-encoding\": \"utf-8\", \"content-type\": \"application/json\", ");
@@ -106,13 +122,21 @@ public:
         } else {
             out.append("null", 4);
         }
-        out.append(", \"expires\": null, \"group\": null, \"group_index\": null, \"retries\": 0, "
+        out.append(", \"expires\": ", 13);
+        if (expires_us_ > 0) {
+            out.push_back('"');
+            append_iso_utc(out, (times.now_us + expires_us_) / 1000);
+            out.push_back('"');
+        } else {
+            out.append("null", 4);
+        }
+        out.append(", \"group\": null, \"group_index\": null, \"retries\": 0, "
                    "\"timelimit\": [null, null], \"root_id\": \"");
         out.append(id);
         out.append("\", \"parent_id\": null, \"argsrepr\": ");
-        // body holds "[[ARG], ..."; argsrepr is "[ARG]".
-        append_json_string(cut_utf8(std::string_view(body).substr(1, argument_json.size() + 2), argsrepr_max_bytes),
-                           out);
+        append_json_string(cut_utf8(args, argsrepr_max_bytes), out);
+        out.append(", \"kwargsrepr\": ", 16);
+        append_json_string(cut_utf8(kwargs, kwargsrepr_max_bytes), out);
         out.append(", ", 2);
         out.append(origin_);
         out.append(id);
@@ -123,8 +147,9 @@ public:
 
 private:
     std::string task_;     // from "headers" to the task id
-    std::string origin_;   // from kwargsrepr to the correlation id
+    std::string origin_;   // from "origin" to the correlation id
     std::string routing_;  // from after the correlation id to the delivery tag
+    std::int64_t expires_us_ = 0;  // 0: no expiry
     UniqueIds ids_;
 };
 

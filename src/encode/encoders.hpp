@@ -31,8 +31,16 @@ std::unique_ptr<RowEncoder> make_template_encoder(const std::string& template_te
 std::unique_ptr<RowEncoder> make_worker_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
                                                 JsonStyle style);
 
-std::unique_ptr<TaskEnvelope> make_sidekiq_envelope(const TaskSpec& task);
+// `wrapper_class`: the class Sidekiq runs when it is not task.job_class, which then goes in "wrapped".
+std::unique_ptr<TaskEnvelope> make_sidekiq_envelope(const TaskSpec& task, std::string_view wrapper_class = {});
 std::unique_ptr<TaskEnvelope> make_celery_envelope(const TaskSpec& task);
+// ActiveJob's job through its Sidekiq adapter, around one argument already in ActiveJob's serialization.
+std::unique_ptr<TaskEnvelope> make_activejob_envelope(const TaskSpec& task);
+// The page columns `picked` (indexes into `columns`) as one JSON object, values as the JSON format's.
+std::unique_ptr<RowEncoder> make_column_subset(std::vector<Column> columns, std::vector<std::size_t> picked,
+                                               JsonStyle style);
+// The row as ActiveJob serializes a Hash with string keys (activejob_arguments.cpp).
+std::unique_ptr<RowEncoder> make_activejob_arguments(std::vector<Column> columns, JsonStyle style);
 
 // One value as JSON, as the JSON encoder writes it (text that is not NULL); `in_utc` for a TIMESTAMP.
 // `column` names the column in the error for a JSON column to embed whose value is not JSON.

@@ -16,13 +16,13 @@ std::string format_name(Format format) {
 }
 
 QueueLayout queue_layout(Format format) {
-    if (format == Format::sidekiq) return QueueLayout::sidekiq;
+    if (format == Format::sidekiq || format == Format::activejob) return QueueLayout::sidekiq;
     if (format == Format::celery) return QueueLayout::celery;
     return QueueLayout::rowpump;
 }
 
 std::string default_queue(Format format) {
-    if (format == Format::sidekiq) return "default";
+    if (format == Format::sidekiq || format == Format::activejob) return "default";
     if (format == Format::celery) return "celery";
     return {};
 }
@@ -31,7 +31,8 @@ std::unique_ptr<TaskEnvelope> make_task_envelope(Format format, const TaskSpec& 
     check_task_spec(format, task);
     if (format == Format::sidekiq) return make_sidekiq_envelope(task);
     if (format == Format::celery) return make_celery_envelope(task);
-    throw UsageError("format " + format_name(format) + " wraps no task: expected sidekiq or celery");
+    if (format == Format::activejob) return make_activejob_envelope(task);
+    throw UsageError("format " + format_name(format) + " wraps no task: expected sidekiq, activejob or celery");
 }
 
 std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> columns, const TaskSpec& task,
@@ -42,6 +43,7 @@ std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> colu
         case Format::json: return make_json_encoder(std::move(columns), json_style(payload));
         case Format::csv: return make_csv_encoder(std::move(columns), payload.csv_null);
         case Format::sidekiq:
+        case Format::activejob:
         case Format::celery: return make_worker_encoder(format, std::move(columns), task, json_style(payload));
         case Format::payload_template:
             return make_template_encoder(payload.template_text, std::move(columns), json_style(payload));

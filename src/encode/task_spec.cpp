@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "config/option_error.hpp"
+#include "encode/worker_options.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
 
@@ -50,15 +51,17 @@ void check_task_spec(Format format, const TaskSpec& task) {
     using config::OptionError;
     using config::OptionId;
     const std::string name = format_name(format);
-    if (format == Format::sidekiq) {
+    const bool sidekiq_job = format == Format::sidekiq || format == Format::activejob;
+    if (sidekiq_job) {
         if (task.job_class.empty())
-            throw OptionError({OptionId::format, " sidekiq needs the job class its workers run, e.g. "
+            throw OptionError({OptionId::format, " " + name + " needs the job class its workers run, e.g. "
                                "Billing::InvoiceJob: give it with ", OptionId::job_class});
         if (!is_constant_path(task.job_class))
             throw UsageError("job class '" + task.job_class + "' is not a Ruby constant path: expected names that "
                              "start with a capital letter, joined by '::', e.g. Billing::InvoiceJob");
     } else if (!task.job_class.empty()) {
-        refuse_without_owner("a job class is given, but it is only used by ", "sidekiq", OptionId::job_class, name);
+        refuse_without_owner("a job class is given, but it is only used by ", "sidekiq or activejob",
+                             OptionId::job_class, name);
     }
     if (format == Format::celery) {
         if (task.task.empty())
@@ -70,10 +73,11 @@ void check_task_spec(Format format, const TaskSpec& task) {
     } else if (!task.task.empty()) {
         refuse_without_owner("a task name is given, but it is only used by ", "celery", OptionId::task, name);
     }
-    if (format != Format::sidekiq && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
+    if (!sidekiq_job && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
         refuse_without_owner("Sidekiq timestamps in ms are only written by ", "sidekiq", OptionId::sidekiq_timestamps,
                              name);
-    if ((format == Format::sidekiq || format == Format::celery) && has_control_or_space(task.queue))
+    check_worker_options(format, task);
+    if ((sidekiq_job || format == Format::celery) && has_control_or_space(task.queue))
         throw OptionError({"queue name '" + task.queue + "' holds a space or control character: ", OptionId::format,
                            " " + name + " needs a queue name its workers can be told (-q / -Q)"});
 }

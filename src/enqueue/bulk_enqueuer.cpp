@@ -32,8 +32,11 @@ BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, std::size_t batch_size)
 BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& task, std::size_t batch_size)
     : batch_size_(batch_size) {
     if (queue_layout(format) == QueueLayout::rowpump)
-        throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq or celery, or "
-                         "use the constructor without a format");
+        throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq, activejob or "
+                         "celery, or use the constructor without a format");
+    if (!task.celery.kwargs.empty())
+        throw UsageError("TaskSpec::celery.kwargs names columns of a table's rows; a pushed argument has none: leave "
+                         "it empty");
     if (batch_size_ == 0) throw UsageError("bulk enqueue batch size must be at least 1");
     check_derived_fields(spec, format, task, nullptr);
     const SinkSpec worker_spec = with_worker_layout(spec, format);

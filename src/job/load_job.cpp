@@ -25,12 +25,19 @@
 //   sink:
 //     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
 //     queue: orders                  # required for redis and mysql sinks (sidekiq: default, celery: celery)
-//     format: json                   # json | csv | template | sidekiq | celery (docs/payloads-and-names.md,
+//     format: json                   # json | csv | template | sidekiq | activejob | celery (docs/payloads-and-names.md,
 //                                    #   docs/worker-formats.md)
 //     template: "{id}"               # format template: {column}, {column:json}, {row}; {{ }} braces
-//     job_class: Billing::InvoiceJob # format sidekiq: the job class its workers run
+//     job_class: Billing::InvoiceJob # format sidekiq, activejob: the job class its workers run
 //     sidekiq_timestamps: seconds    # format sidekiq: seconds (Sidekiq 6, 7) | ms (Sidekiq 8)
 //     task: billing.tasks.invoice    # format celery: the task name its workers run
+//     sidekiq_retry: 5               # format sidekiq, activejob: true | false | a retry count
+//     sidekiq_dead: true             # false: a job out of retries is dropped, not kept in `dead`
+//     sidekiq_fields: [source=etl]   # more keys of the job, string values
+//     sidekiq_tags: [nightly]        # the job's tags
+//     celery_expires: 3600           # format celery: seconds until a task not yet started is revoked
+//     celery_kwargs: [name, amount]  # columns passed as keyword arguments
+//     routing_key: billing.invoice   # delivery_info's routing key (default: the queue)
 //     big_numbers: number            # number | string (DECIMAL and integers beyond 2^53 as strings)
 //     json_columns: string           # string | embed (a JSON column as its JSON value, not a string)
 //     csv_null: empty                # format csv: empty | '\N' (as mysqldump --tab; backslashes doubled)

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "config/option_checks.hpp"
+#include "encode/worker_options.hpp"
 #include "job/job_sections.hpp"
 #include "backend/registry/registry.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
@@ -47,6 +48,30 @@ std::vector<PriorityLevel> levels_from_list(const Field& field) {
     return levels;
 }
 
+// The worker options (sidekiq_retry, celery_kwargs, ...), each read where it is written; the last one read.
+std::optional<Field> read_worker_options(const Section& sink, TaskSpec& task) {
+    std::optional<Field> last;
+    std::string text;
+    if (auto retry = read_option(sink, OptionId::sidekiq_retry, text)) {
+        at_field(*retry, [&] { read_sidekiq_retry(text, task.sidekiq); });
+        last = retry;
+    }
+    if (auto dead = read_option(sink, OptionId::sidekiq_dead, text)) {
+        at_field(*dead, [&] { read_sidekiq_dead(text, task.sidekiq); });
+        last = dead;
+    }
+    std::vector<std::string> pairs;
+    if (auto fields = read_option(sink, OptionId::sidekiq_field, pairs)) {
+        at_field(*fields, [&] { read_sidekiq_fields(pairs, task.sidekiq); });
+        last = fields;
+    }
+    if (auto tags = read_option(sink, OptionId::sidekiq_tags, task.sidekiq.tags)) last = tags;
+    if (auto expires = read_option(sink, OptionId::celery_expires, task.celery.expires_seconds)) last = expires;
+    if (auto kwargs = read_option(sink, OptionId::celery_kwargs, task.celery.kwargs)) last = kwargs;
+    if (auto key = read_option(sink, OptionId::routing_key, task.celery.routing_key)) last = key;
+    return last;
+}
+
 // job_class (sidekiq), task (celery), sidekiq_timestamps: checked here, so the error names the line.
 // `format` is where a missing class or task is reported.
 void read_task(const Section& sink, const Field& format, JobSpec& spec) {
@@ -54,6 +79,7 @@ void read_task(const Section& sink, const Field& format, JobSpec& spec) {
     if (auto job_class = read_option(sink, OptionId::job_class, spec.task.job_class)) last = job_class;
     if (auto task = read_option(sink, OptionId::task, spec.task.task)) last = task;
     if (auto timestamps = read_option(sink, OptionId::sidekiq_timestamps, spec.task.sidekiq_timestamps)) last = timestamps;
+    if (auto field = read_worker_options(sink, spec.task)) last = field;
     at_field(last ? *last : format, [&] { check_task_spec(spec.format, spec.task); });
 }
 

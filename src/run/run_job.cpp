@@ -70,6 +70,7 @@ void check_spec(const JobSpec& spec) {
         throw config::OptionError({OptionId::lease_timeout, " must be positive"});
     config::check_job_options(spec);
     config::check_stream_route(spec);
+    config::check_expiry_after_delay(spec);
     check_worker_format(spec);
     std::vector<std::string> levels;
     for (const auto& level : spec.route.levels) levels.push_back(level.name);

@@ -186,7 +186,8 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
                      6, 10, "workers: expected a whole number from 1 to 256, got '2.5'");
     expect_job_error(std::string(minimal_source) + "sink: stdout\n", 4, 7,
                      "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
-                     "overwrite, job_class, task, sidekiq_timestamps, template, big_numbers, json_columns, "
+                     "overwrite, job_class, task, sidekiq_timestamps, sidekiq_retry, sidekiq_dead, sidekiq_fields, "
+                     "sidekiq_tags, celery_expires, celery_kwargs, routing_key, template, big_numbers, json_columns, "
                      "csv_null, list_key, "
                      "delayed_key, delay_score, delayed_members, state_prefix, redis_wait, stream_maxlen, shards; "
                      "got 'stdout'");

@@ -162,7 +162,9 @@ TEST(OptionSchemaTest, ChoiceNamesRoundTrip) {
 TEST(OptionSchemaTest, SectionKeysKeepTheJobFilesOrder) {
     EXPECT_EQ(config::section_keys("sink"),
               (std::vector<std::string>{"uri", "queue", "format", "push", "priority", "delay", "due_column",
-                                        "overwrite", "job_class", "task", "sidekiq_timestamps", "template",
+                                        "overwrite", "job_class", "task", "sidekiq_timestamps", "sidekiq_retry",
+                                        "sidekiq_dead", "sidekiq_fields", "sidekiq_tags", "celery_expires",
+                                        "celery_kwargs", "routing_key", "template",
                                         "big_numbers", "json_columns", "csv_null", "list_key", "delayed_key",
                                         "delay_score", "delayed_members", "state_prefix", "redis_wait",
                                         "stream_maxlen", "shards"}));

@@ -28,6 +28,14 @@ module RowpumpTest
       Sidekiq.redis { |conn| conn.rpush(ENV.fetch("RP_RECORD_KEY"), JSON.generate(record)) }
     end
   end
+
+  # Records its run as Recorder does, then fails: what Sidekiq does next is the job's "retry" and "dead".
+  class Failer < Recorder
+    def perform(row)
+      super
+      raise "rowpump test failure"
+    end
+  end
 end
 
 Sidekiq.configure_server do |config|

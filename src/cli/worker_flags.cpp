@@ -1,0 +1,26 @@
+#include "cli/worker_flags.hpp"
+
+#include "cli/schema_flags.hpp"
+#include "encode/worker_options.hpp"
+
+namespace rowpump::cli {
+
+void add_worker_flags(CLI::App& command, WorkerFlags& flags) {
+    using enum OptionId;
+    add_schema_options(command, {{sidekiq_retry, flags.sidekiq_retry}, {sidekiq_dead, flags.sidekiq_dead},
+                                 {sidekiq_field, flags.sidekiq_fields}, {sidekiq_tags, flags.sidekiq_tags},
+                                 {celery_expires, flags.celery_expires}, {celery_kwargs, flags.celery_kwargs},
+                                 {routing_key, flags.routing_key}});
+}
+
+void apply_worker_flags(const WorkerFlags& flags, TaskSpec& task) {
+    read_sidekiq_retry(flags.sidekiq_retry, task.sidekiq);
+    read_sidekiq_dead(flags.sidekiq_dead, task.sidekiq);
+    read_sidekiq_fields(flags.sidekiq_fields, task.sidekiq);
+    task.sidekiq.tags = flags.sidekiq_tags;
+    task.celery.expires_seconds = flags.celery_expires;
+    task.celery.kwargs = flags.celery_kwargs;
+    task.celery.routing_key = flags.routing_key;
+}
+
+}  // namespace rowpump::cli

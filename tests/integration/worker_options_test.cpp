@@ -1,0 +1,247 @@
+// The worker options, each checked by the real worker that reads it: a real `sidekiq` (Debian's 6.4, with
+// tests/workers/sidekiq_recorder.rb) honours "retry" 0 (a failure goes straight to `dead`), false and
+// "dead" false (a failure is kept nowhere), and carries tags and custom fields to the job; a real
+// `celery worker` (tests/workers/rowpump_test_tasks.py) receives kwargs and the routing key, and revokes
+// instead of running a task whose "expires" passed. Bad values and combinations exit 2 with one line.
+//
+// The databases are worker_formats_test.cpp's (11 for Sidekiq, 12 for Celery); every key or member this
+// test writes carries its queue's name, and it deletes them.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/cli_process.hpp"
+#include "integration/mysql_redis_fixture.hpp"
+#include "integration/worker_process.hpp"
+
+namespace rowpump::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int sidekiq_db = 11;
+constexpr int celery_db = 12;
+
+std::string with_db(const std::string& url, int db) { return url.substr(0, url.rfind('/') + 1) + std::to_string(db); }
+
+std::string text_of(const rapidjson::Value& value) { return std::string(value.GetString(), value.GetStringLength()); }
+
+class WorkerOptionsTest : public MySqlRedisTest {
+protected:
+    void SetUp() override {
+        MySqlRedisTest::SetUp();
+        if (HasFatalFailure()) return;
+        record_key_ = queue_ + ":ran";
+        table_ = tables().create("worker_options", "(id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price DECIMAL(8,2))");
+        tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('row ', seq), seq + 0.25 FROM seq_1_to_4");
+    }
+
+    void TearDown() override {
+        for (auto& [db, connection] : databases_) {
+            connection.command({"DEL", queue_, "queue:" + queue_, record_key_, record_key_ + ":revoked",
+                                "_kombu.binding." + queue_});
+            connection.command({"SREM", "queues", queue_});
+            for (const char* set : {"schedule", "retry", "dead"})
+                for (const auto& member : ours(connection, set)) connection.command({"ZREM", set, member});
+        }
+        MySqlRedisTest::TearDown();
+    }
+
+    redis::Connection& db(int number) {
+        auto found = databases_.find(number);
+        if (found == databases_.end())
+            found = databases_.emplace(number, redis::Connection(RedisOptions::from_url(with_db(redis_url_, number)))).first;
+        return found->second;
+    }
+
+    // This test's members of a Sidekiq sorted set.
+    std::vector<std::string> ours(redis::Connection& connection, const char* set) {
+        std::vector<std::string> members;
+        for (const auto& member : connection.command({"ZRANGE", set, "0", "-1"}).elements)
+            if (member.text.find("\"queue\":\"" + queue_ + "\"") != std::string::npos) members.push_back(member.text);
+        return members;
+    }
+
+    CliRun backfill(int redis_db, const std::vector<std::string>& more) {
+        std::vector<std::string> args{"-q", "backfill", "--mysql", mysql_url_, "--table", table_, "--sink",
+                                      with_db(redis_url_, redis_db), "--queue", queue_};
+        args.insert(args.end(), more.begin(), more.end());
+        return run_rowpump(args);
+    }
+
+    // One thread: jobs run one after another, in the order they were written.
+    std::unique_ptr<WorkerProcess> start_sidekiq() {
+        const auto sidekiq = find_program("sidekiq");
+        if (!sidekiq) return nullptr;
+        return std::make_unique<WorkerProcess>(
+            std::vector<std::string>{*sidekiq, "-r", ROWPUMP_SOURCE_DIR "/tests/workers/sidekiq_recorder.rb", "-q",
+                                     queue_, "-c", "1", "-t", "1"},
+            EnvOverride{{"REDIS_URL", with_db(redis_url_, sidekiq_db)}, {"RP_RECORD_KEY", record_key_}});
+    }
+
+    std::unique_ptr<WorkerProcess> start_celery() {
+        const auto celery = find_program("celery");
+        if (!celery) return nullptr;
+        return std::make_unique<WorkerProcess>(
+            std::vector<std::string>{*celery, "-A", "rowpump_test_tasks", "worker", "--pool", "solo", "-Q", queue_,
+                                     "--without-heartbeat", "--without-mingle", "--without-gossip", "--loglevel",
+                                     "WARNING"},
+            EnvOverride{{"PATH", "/usr/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "")},
+                        {"PYTHONPATH", ROWPUMP_SOURCE_DIR "/tests/workers"},
+                        {"RP_BROKER", with_db(redis_url_, celery_db)},
+                        {"RP_RECORD_KEY", record_key_}});
+    }
+
+    // Waits until `done` holds (or 60 s), failing if the worker stops first.
+    void wait_until_done(const std::function<bool()>& done, WorkerProcess& worker) {
+        const auto deadline = std::chrono::steady_clock::now() + 60s;
+        while (!done() && std::chrono::steady_clock::now() < deadline) {
+            ASSERT_TRUE(worker.running()) << "the worker stopped\n" << worker.describe();
+            std::this_thread::sleep_for(100ms);
+        }
+        ASSERT_TRUE(done()) << worker.describe();
+    }
+
+    std::vector<rapidjson::Document> records(int redis_db, const std::string& key) {
+        std::vector<rapidjson::Document> out;
+        for (const auto& item : list_items(db(redis_db), key)) {
+            rapidjson::Document record;
+            record.Parse(item.data(), item.size());
+            EXPECT_FALSE(record.HasParseError()) << item;
+            if (!record.HasParseError()) out.push_back(std::move(record));
+        }
+        return out;
+    }
+
+    std::size_t length(int redis_db, const std::string& key) {
+        return static_cast<std::size_t>(db(redis_db).command({"LLEN", key}).integer);
+    }
+
+    std::string record_key_;
+    std::map<int, redis::Connection> databases_;
+};
+
+TEST_F(WorkerOptionsTest, SidekiqRetryZeroSendsAFailedJobStraightToDeadWithItsTagsAndFields) {
+    const CliRun run = backfill(sidekiq_db, {"--format", "sidekiq", "--job-class", "RowpumpTest::Failer",
+                                             "--sidekiq-retry", "0", "--sidekiq-tags", "backfill,nightly",
+                                             "--sidekiq-field", "source=rowpump", "--sidekiq-field", "batch=7"});
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    auto worker = start_sidekiq();
+    if (!worker) GTEST_SKIP() << "sidekiq is not installed: bash scripts/setup.sh installs ruby-sidekiq";
+    wait_until_done([&] { return ours(db(sidekiq_db), "dead").size() >= 4; }, *worker);
+    EXPECT_EQ(ours(db(sidekiq_db), "dead").size(), 4u);
+    EXPECT_TRUE(ours(db(sidekiq_db), "retry").empty()) << "retry 0: no retry";
+    const auto runs = records(sidekiq_db, record_key_);
+    EXPECT_EQ(runs.size(), 4u) << "each job ran once\n" << worker->describe();
+    for (const auto& ran : runs) {
+        const auto& job = ran["job"];
+        EXPECT_TRUE(job["retry"].IsInt() && job["retry"].GetInt() == 0);
+        ASSERT_TRUE(job["tags"].IsArray() && job["tags"].Size() == 2);
+        EXPECT_EQ(text_of(job["tags"][0]), "backfill");
+        EXPECT_EQ(text_of(job["tags"][1]), "nightly");
+        EXPECT_EQ(text_of(job["source"]), "rowpump");
+        EXPECT_EQ(text_of(job["batch"]), "7");
+    }
+}
+
+TEST_F(WorkerOptionsTest, SidekiqRetryFalseAndDeadFalseKeepAFailedJobNowhere) {
+    const std::vector<std::string> failer{"--format", "sidekiq", "--job-class", "RowpumpTest::Failer"};
+    auto with = [&](std::vector<std::string> more) {
+        more.insert(more.begin(), failer.begin(), failer.end());
+        return more;
+    };
+    ASSERT_EQ(backfill(sidekiq_db, with({"--where", "id <= 2", "--sidekiq-retry", "false"})).exit_code, 0);
+    ASSERT_EQ(backfill(sidekiq_db, with({"--where", "id > 2", "--sidekiq-retry", "0", "--sidekiq-dead", "false"}))
+                  .exit_code,
+              0);
+    // Written last and run last by the one Sidekiq thread: when it has run, the failures were handled.
+    const CliRun sentinel = backfill(sidekiq_db, {"--format", "sidekiq", "--job-class", "RowpumpTest::Recorder",
+                                                  "--where", "id = 1"});
+    ASSERT_EQ(sentinel.exit_code, 0) << sentinel.describe();
+    auto worker = start_sidekiq();
+    if (!worker) GTEST_SKIP() << "sidekiq is not installed: bash scripts/setup.sh installs ruby-sidekiq";
+    wait_until_done([&] { return length(sidekiq_db, record_key_) >= 5; }, *worker);
+    EXPECT_EQ(length(sidekiq_db, record_key_), 5u);
+    EXPECT_TRUE(ours(db(sidekiq_db), "dead").empty()) << "retry false and dead false keep nothing";
+    EXPECT_TRUE(ours(db(sidekiq_db), "retry").empty());
+    EXPECT_EQ(length(sidekiq_db, "queue:" + queue_), 0u);
+}
+
+TEST_F(WorkerOptionsTest, CeleryGetsKwargsFromColumnsAndTheRoutingKey) {
+    const CliRun run = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record", "--celery-kwargs",
+                                            "name,price", "--routing-key", "rowpump.backfill"});
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    auto worker = start_celery();
+    if (!worker) GTEST_SKIP() << "celery is not installed: bash scripts/setup.sh installs celery and python3-celery";
+    wait_until_done([&] { return length(celery_db, record_key_) >= 4; }, *worker);
+    const auto runs = records(celery_db, record_key_);
+    ASSERT_EQ(runs.size(), 4u) << worker->describe();
+    std::map<std::int64_t, int> seen;
+    for (const auto& ran : runs) {
+        const auto& row = ran["row"];
+        ASSERT_TRUE(row.IsObject() && row.MemberCount() == 1 && row["id"].IsInt64()) << "only id stays in the row";
+        const std::int64_t id = row["id"].GetInt64();
+        ++seen[id];
+        const auto& kwargs = ran["kwargs"];
+        EXPECT_EQ(text_of(kwargs["name"]), "row " + std::to_string(id));
+        EXPECT_DOUBLE_EQ(kwargs["price"].GetDouble(), static_cast<double>(id) + 0.25);
+        EXPECT_EQ(text_of(ran["routing_key"]), "rowpump.backfill");
+    }
+    for (std::int64_t id = 1; id <= 4; ++id) EXPECT_EQ(seen[id], 1) << "row " << id;
+}
+
+TEST_F(WorkerOptionsTest, CeleryRevokesATaskWhoseExpiryPassedBeforeItStarted) {
+    const CliRun expiring = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record",
+                                                 "--celery-expires", "1"});
+    ASSERT_EQ(expiring.exit_code, 0) << expiring.describe();
+    // Their expiry is a time, not an event: wait until it has passed, with a margin for clock rounding.
+    std::this_thread::sleep_for(1500ms);
+    const CliRun fresh = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record",
+                                              "--celery-expires", "600"});
+    ASSERT_EQ(fresh.exit_code, 0) << fresh.describe();
+    auto worker = start_celery();
+    if (!worker) GTEST_SKIP() << "celery is not installed: bash scripts/setup.sh installs celery and python3-celery";
+    const std::string revoked_key = record_key_ + ":revoked";
+    wait_until_done([&] { return length(celery_db, record_key_) >= 4 && length(celery_db, revoked_key) >= 4; },
+                    *worker);
+    EXPECT_EQ(length(celery_db, record_key_), 4u) << "only the fresh tasks ran";
+    for (const auto& revoked : records(celery_db, revoked_key)) EXPECT_TRUE(revoked["expired"].IsTrue());
+    for (const auto& ran : records(celery_db, record_key_)) EXPECT_TRUE(ran["expires"].IsString());
+}
+
+TEST_F(WorkerOptionsTest, BadWorkerOptionsAreRefusedWithOneLine) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--format", "celery", "--task", "t", "--sidekiq-retry", "3"}, "--sidekiq-retry"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-retry", "-1"}, "--sidekiq-retry"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-retry", "often"}, "--sidekiq-retry"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-dead", "no"}, "--sidekiq-dead"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-field", "jid=1"}, "jid"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-field", "retry=1"}, "--sidekiq-retry"},
+        {{"--format", "sidekiq", "--job-class", "A", "--sidekiq-field", "novalue"}, "KEY=VALUE"},
+        {{"--format", "json", "--sidekiq-tags", "a"}, "--sidekiq-tags"},
+        {{"--format", "sidekiq", "--job-class", "A", "--celery-expires", "5"}, "--celery-expires"},
+        {{"--format", "activejob", "--job-class", "A", "--routing-key", "k"}, "--routing-key"},
+        {{"--format", "celery", "--task", "t", "--celery-kwargs", "nope"}, "nope"},
+        {{"--format", "celery", "--task", "t", "--celery-kwargs", "name,name"}, "twice"},
+        {{"--format", "celery", "--task", "t", "--celery-expires", "-3"}, "--celery-expires"},
+        {{"--format", "celery", "--task", "t", "--celery-expires", "5", "--delay", "10"}, "--celery-expires"},
+    };
+    for (const auto& [flags, needle] : cases) {
+        const CliRun run = backfill(celery_db, flags);
+        EXPECT_EQ(run.exit_code, 2) << run.describe();
+        const auto err = lines(run.err);
+        ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
+        EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention " << needle << "\n" << run.describe();
+    }
+    EXPECT_EQ(length(celery_db, queue_), 0u);
+}
+
+}  // namespace
+}  // namespace rowpump::test
