@@ -18,6 +18,7 @@ packages=(
   openssl
   php-cli php-redis php-mysql
   prometheus
+  chromium chromium-driver
 )
 bench_packages=(mydumper gnuplot-nox hyperfine time ruby-mysql2)
 
