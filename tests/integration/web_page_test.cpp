@@ -53,7 +53,7 @@ TEST_F(WebPageTest, ShowsTheRunAndPausesResumesAndStopsItFromItsButtons) {
     CliProcess run(slow_backfill());
     const int port = endpoint_port(run);
     ASSERT_GT(port, 0);
-    Browser browser;
+    Browser browser(1200, 1250);  // tall enough for the whole page in the screenshot
     ASSERT_TRUE(browser.ready());
     browser.go("http://127.0.0.1:" + std::to_string(port) + "/");
     PageView page(browser);
@@ -75,15 +75,21 @@ TEST_F(WebPageTest, ShowsTheRunAndPausesResumesAndStopsItFromItsButtons) {
     EXPECT_LE(shown, static_cast<long long>(status(port).rows_written));
     EXPECT_EQ(browser.script("return document.getElementById('state').dataset.value"), "\"running\"");
 
-    // Pause: the run holds (every worker at the gate, no page being written), /status and the page say
-    // paused, and the rows the page shows stop where /status's stopped.
+    // Pause: the gate is closed and no page is being written, so from then on no row lands (the pages
+    // read meanwhile wait at the gate, or the readers behind them; throttle_gate.hpp); /status and the page
+    // say paused, and the rows the page shows stop where /status's stopped.
     browser.click("#pause");
-    const Status held = wait_until_held(port, "paused", 4);
+    const Status held =
+        wait_for_status(port, 10s, [](const Status& s) { return s.state == "paused" && s.pages_writing == 0; });
+    ASSERT_EQ(held.state, "paused") << held.reason;
+    ASSERT_EQ(held.pages_writing, 0);
     EXPECT_TRUE(page.eventually([&] { return browser.script("return document.getElementById('state').dataset.value") ==
                                              "\"paused\""; }));
     EXPECT_TRUE(page.eventually([&] { return page.integer(rows_shown) == static_cast<long long>(held.rows_written); }));
     EXPECT_EQ(status(port).rows_written, held.rows_written) << "no row lands while paused";
-    EXPECT_TRUE(contains(browser.script("return document.getElementById('message').textContent"), "/pause: paused"));
+    EXPECT_TRUE(page.eventually([&] {
+        return contains(browser.script("return document.getElementById('message').textContent"), "/pause: paused");
+    }));
 
     // Resume, and a new rate from the rate field.
     browser.click("#resume");
@@ -94,11 +100,12 @@ TEST_F(WebPageTest, ShowsTheRunAndPausesResumesAndStopsItFromItsButtons) {
     browser.click("#rate-set");
     EXPECT_TRUE(page.eventually([&] { return status_json(port)["rate_limit"].GetDouble() == 1500; }));
 
-    // The chart has points to draw once a few polls came in; then the screenshot.
+    // The chart has a dozen points once a dozen polls came in; then the screenshot.
     EXPECT_TRUE(page.eventually([&] { return page.integer("return document.querySelectorAll('#chart polyline').length") == 1 &&
                                              page.integer("return document.querySelector('#chart polyline')"
-                                                          ".getAttribute('points').split(' ').length") >= 4; },
+                                                          ".getAttribute('points').split(' ').length") >= 12; },
                                 20s));
+    browser.script("window.scrollTo(0, 0); return 0");
     save_screenshot(browser, "web-page.png");
 
     // Stop, after the page's confirm dialog: exit 3, as POST /stop.

@@ -64,15 +64,18 @@ function draw_chart(svg_id, scale_id, rates, unit) {
   if (rates.length === 0) { show(scale_id, 'collecting samples'); return; }
   const top = Math.max(1, ...rates.map((r) => r.rate)) * 1.1;
   const end = rates[rates.length - 1].seconds;
+  // The width spans the samples there are (30 s at least), up to chart_seconds: a young run fills it too.
+  const span = Math.min(chart_seconds, Math.max(30, end - rates[0].seconds));
   const points = rates.map((r) => {
-    const x = 600 - (end - r.seconds) * 600 / chart_seconds;
+    const x = 600 - (end - r.seconds) * 600 / span;
     const y = 160 - r.rate * 160 / top;
     return `${x.toFixed(1)},${y.toFixed(1)}`;
   });
   const polyline = document.createElementNS(ns, 'polyline');
   polyline.setAttribute('points', points.join(' '));
   svg.appendChild(polyline);
-  show(scale_id, `top of the chart: ${number(top)} ${unit}; now ${number(rates[rates.length - 1].rate)} ${unit}`);
+  show(scale_id, `the last ${duration(span)}; top of the chart: ${number(top)} ${unit}; ` +
+                 `now ${number(rates[rates.length - 1].rate)} ${unit}`);
 }
 
 // ---- backfill ----
