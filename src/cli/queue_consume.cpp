@@ -1,6 +1,7 @@
 // `rowpump queue consume`: the library's consumers (run_consumers, rowpump/consumer.hpp) with a handler
 // that runs --exec once per task; they claim, acknowledge, retry, recover and drain. This file turns the
-// flags into their options, serves /metrics (--http) and writes the run's last lines. SIGTERM/SIGINT: each
+// flags into their options, serves the status page, /status, /metrics and POST /requeue-dead (--http,
+// cli/consumer_endpoint.hpp) and writes the run's last lines. SIGTERM/SIGINT: each
 // worker finishes the task it is running, hands the rest of its batch back unprocessed (no attempt
 // counted) and stops; the process exits 0 once all are drained.
 #include <signal.h>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "cli/consume_log.hpp"
+#include "cli/consumer_endpoint.hpp"
+#include "cli/dead_tasks.hpp"
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
@@ -19,19 +22,18 @@
 #include "config/option_error.hpp"
 #include "handler/exec_handlers.hpp"
 #include "handler/pipe_handlers.hpp"
-#include "http/http_server.hpp"
 #include "log.hpp"
 #include "metrics/consumer_metrics.hpp"
-#include "metrics/prometheus_text.hpp"
 #include "rowpump/consumer.hpp"
 
 namespace rowpump::cli {
 
 namespace {
 
-// Counts a handler's work for /metrics: in flight while it runs, and how long it took.
+// Counts a handler's work for /metrics: in flight while it runs, and how long it took; and keeps its
+// reasons for the dead tasks that /status shows.
 template <class Call>
-auto measured(metrics::ConsumerMetrics& counters, std::size_t tasks, Call&& call) {
+auto measured(metrics::ConsumerMetrics& counters, const TaskContext* contexts, std::size_t tasks, Call&& call) {
     for (std::size_t i = 0; i < tasks; ++i) counters.started();
     struct InFlight {  // until the handler returned or threw
         metrics::ConsumerMetrics& counters;
@@ -41,7 +43,15 @@ auto measured(metrics::ConsumerMetrics& counters, std::size_t tasks, Call&& call
         }
     } in_flight{counters, tasks};
     const auto started = std::chrono::steady_clock::now();
-    auto result = call();
+    auto result = [&] {
+        try {
+            return call();
+        } catch (const std::exception& error) {
+            DeadTasks::threw(contexts, tasks, error.what());
+            throw;
+        }
+    }();
+    DeadTasks::answered(contexts, result);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     for (std::size_t i = 0; i < tasks; ++i) counters.took(seconds / static_cast<double>(tasks));
     return result;
@@ -83,20 +93,14 @@ int run_queue_consume(const QueueOptions& options) {
     consumer.stop = &install_stop_signals(consumer_stop_message, consumer_second_stop_message);
 
     metrics::ConsumerMetrics counters;  // for --http
-    std::unique_ptr<http::Server> endpoint;
-    if (!options.http.empty())
-        endpoint = std::make_unique<http::Server>(
-            options.http,
-            [&](const http::Request& request) -> http::Response {
-                if (request.method == "GET" && request.path == "/metrics")
-                    return {200, metrics::PrometheusText::content_type, counters.page(options.queue)};
-                return {404, "text/plain", "GET /metrics only\n"};
-            },
-            "consumer metrics (/metrics)", config::OptionId::metrics_http);
+    DeadTasks dead;
+    std::unique_ptr<ConsumerEndpoint> endpoint;
+    if (!options.http.empty()) endpoint = std::make_unique<ConsumerEndpoint>(options, consumer, counters, dead);
     // --log-interval's lines, and -v's per task; they end before the run's last lines.
     ConsumeLog pace(options.queue, flag_milliseconds(options.log_interval_seconds, config::OptionId::log_interval), counters);
-    consumer.on_outcome = [&counters, &pace](const TaskContext& task, TaskOutcome outcome) {
+    consumer.on_outcome = [&counters, &pace, &dead](const TaskContext& task, TaskOutcome outcome) {
         counters.count(metric_outcome(outcome));
+        dead.concluded(task, outcome);
         pace.concluded(task, outcome);
     };
     consumer.on_finished = [&options, &pace](const ConsumerReport& report) {
@@ -112,20 +116,20 @@ int run_queue_consume(const QueueOptions& options) {
         const ReloadSignal reload([&handlers] { handlers.restart(); });
         report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
             auto& answers = ConsumeLog::answer_times();
-            return measured(counters, tasks.size(), [&] {
+            return measured(counters, tasks.data(), tasks.size(), [&] {
                 return pace.timed(tasks.data(), tasks.size(), &answers, [&] { return handlers.run(tasks, &answers); });
             });
         });
     } else if (options.exec_batch > 0) {
         report = run_batch_consumers(consumer, [&](const std::vector<TaskContext>& tasks) {
-            return measured(counters, tasks.size(), [&] {
+            return measured(counters, tasks.data(), tasks.size(), [&] {
                 return pace.timed(tasks.data(), tasks.size(), nullptr,
                                   [&] { return handler::run_exec_batch(options.exec, tasks); });
             });
         });
     } else {
         report = run_consumers(consumer, [&](const TaskContext& task) {
-            return measured(counters, 1, [&] {
+            return measured(counters, &task, 1, [&] {
                 return pace.timed(&task, 1, nullptr, [&] { return handler::run_exec(options.exec, task); });
             });
         });

@@ -63,10 +63,19 @@ const char* reason_phrase(int status) {
     }
 }
 
+// Sent with every answer, whatever it is: the status page (GET /, http/web_page.hpp) runs only the script
+// it serves itself and talks only to its own origin; no answer is sniffed into another type, framed by
+// another site, or kept in a cache (a status is stale at once).
+constexpr const char* common_headers =
+    "\r\nContent-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "\r\nX-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\nReferrer-Policy: no-referrer"
+    "\r\nCache-Control: no-store";
+
 std::string serialize(const Response& response) {
     return "HTTP/1.1 " + std::to_string(response.status) + " " + reason_phrase(response.status) +
            "\r\nContent-Type: " + response.content_type +
-           "\r\nContent-Length: " + std::to_string(response.body.size()) +
+           "\r\nContent-Length: " + std::to_string(response.body.size()) + common_headers +
            "\r\nConnection: close\r\n\r\n" + response.body;
 }
 

@@ -1,5 +1,7 @@
 #include "metrics/consumer_metrics.hpp"
 
+#include <tuple>
+
 namespace rowpump::metrics {
 
 ConsumerMetrics::ConsumerMetrics() : duration_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}) {}
@@ -31,6 +33,18 @@ std::string ConsumerMetrics::page(const std::string& queue) const {
     page.sample("rowpump_consumer_tasks_in_flight", static_cast<double>(in_flight_.load()), labels);
     duration_.write(page, "rowpump_consumer_task_duration_seconds", "How long each task's command ran.", labels);
     return page.text();
+}
+
+ConsumerMetrics::Counts ConsumerMetrics::counts() const {
+    Counts out;
+    out.processed = processed_.load();
+    out.failed = failed_.load();
+    out.retried = retried_.load();
+    out.dead = dead_.load();
+    out.stale = stale_.load();
+    out.in_flight = in_flight_.load();
+    std::tie(out.seconds_sum, out.timed) = duration_.sum_and_count();
+    return out;
 }
 
 }  // namespace rowpump::metrics

@@ -24,6 +24,15 @@ public:
     // The Prometheus text page; `queue` labels every sample.
     std::string page(const std::string& queue) const;
 
+    // The same counts, for the consumer's /status.
+    struct Counts {
+        std::uint64_t processed = 0, failed = 0, retried = 0, dead = 0, stale = 0;
+        std::int64_t in_flight = 0;
+        double seconds_sum = 0;  // how long the handler's calls took, over `timed` tasks
+        std::uint64_t timed = 0;
+    };
+    Counts counts() const;
+
 private:
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> processed_{0}, failed_{0}, retried_{0}, dead_{0}, stale_{0};

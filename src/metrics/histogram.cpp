@@ -32,4 +32,9 @@ void Histogram::write(PrometheusText& page, const std::string& name, const std::
     page.sample(name + "_count", static_cast<double>(count_), labels);
 }
 
+std::pair<double, std::uint64_t> Histogram::sum_and_count() const {
+    std::lock_guard lock(mutex_);
+    return {sum_, count_};
+}
+
 }  // namespace rowpump::metrics

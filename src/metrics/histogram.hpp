@@ -2,7 +2,9 @@
 // A Prometheus histogram with fixed buckets: counts per bucket, a sum and a count, safe to observe from
 // several threads at once.
 #include <mutex>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metrics/prometheus_text.hpp"
@@ -16,6 +18,8 @@ public:
     void observe(double value);
     // The family's _bucket (cumulative, with le labels), _sum and _count samples.
     void write(PrometheusText& page, const std::string& name, const std::string& help, const Labels& labels = {}) const;
+    // The sum and the count of what was observed, read together.
+    std::pair<double, std::uint64_t> sum_and_count() const;
 
 private:
     std::vector<double> bounds_;

@@ -64,6 +64,7 @@ void RangeBoard::add_split(std::size_t from, const KeyValue& split, std::uint64_
     auto taken = std::make_unique<BoardRange>();
     taken->range = {split, owner.range.hi};
     taken->estimated_rows = moved_rows;
+    taken->split_off = true;
     owner.range.hi = split;
     owner.estimated_rows = owner.estimated_rows > moved_rows ? owner.estimated_rows - moved_rows : 0;
     pending_.push_back(ranges_.size());
@@ -113,6 +114,13 @@ JobSummary RangeBoard::summary() const {
         summary.ranges.push_back(std::move(out));
     }
     return summary;
+}
+
+std::vector<RangeActivity> RangeBoard::activity() const {
+    std::lock_guard lock(mutex_);
+    std::vector<RangeActivity> out;
+    for (const auto& range : ranges_) out.push_back({range->reading, range->split_off});
+    return out;
 }
 
 }  // namespace rowpump

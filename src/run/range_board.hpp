@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rowpump/job.hpp"
+#include "throttle/throttle_gate.hpp"
 
 namespace rowpump {
 
@@ -23,6 +24,7 @@ struct BoardRange {
     bool splittable = true;   // false once the owner found too little left to split
     bool reading = false;
     bool finished = false;
+    bool split_off = false;  // taken from another range by add_split
     std::optional<KeyValue> last_written;  // guarded by the board's mutex
 
     std::uint64_t remaining() const {
@@ -48,6 +50,8 @@ public:
     void record_written(std::size_t index, const KeyValue& last_key, std::uint64_t rows);
 
     JobSummary summary() const;
+    // In summary()'s order: which ranges are being read, and which were split off (for /status).
+    std::vector<RangeActivity> activity() const;
     std::uint64_t rows_written() const;
     void wake_all();
 

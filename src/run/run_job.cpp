@@ -172,7 +172,8 @@ JobSummary run_board(const Prepared& prepared, const JobControl& control, std::s
         Watcher watcher(control, halt, [&] { return board.rows_written(); }, partitions.estimated_rows,
                         [&] { board.wake_all(); });
         const auto pass = prepared.gate->attach(halt, [&] { board.wake_all(); }, [&] {
-            return RunView{{board.rows_written(), partitions.estimated_rows, watcher.seconds()}, board.summary().ranges};
+            return RunView{{board.rows_written(), partitions.estimated_rows, watcher.seconds()}, board.summary().ranges,
+                           board.activity()};
         });
         run_workers(workers, halt, [&] { board.wake_all(); }, [&] {
             BoardSource source(context, board);
@@ -293,7 +294,7 @@ JobSummary run_with_job_id(const Prepared& prepared, const JobControl& control, 
                 log().debug("status: cannot read the job's state: {}", error.what());
             }
         }
-        RunView view{{0, before.estimated_rows, seconds, before.rows_written}, job_ranges};
+        RunView view{{0, before.estimated_rows, seconds, before.rows_written}, job_ranges, {}};
         for (const auto& range : job_ranges) view.progress.rows_written += range.rows_written;
         return view;
     };

@@ -9,6 +9,7 @@
 #include "bounded_number.hpp"
 #include "config/option_error.hpp"
 #include "config/option_schema.hpp"
+#include "http/web_page.hpp"
 
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
@@ -73,6 +74,7 @@ http::Response status(ThrottleGate& gate) {
     rapidjson::StringBuffer buffer;
     Writer json(buffer);
     json.StartObject();
+    member(json, "kind", std::string("backfill"));  // the page (GET /) shows a backfill or a consumer by it
     member(json, "state", to_string(view.state));
     member(json, "reason", view.reason);
     member(json, "rate_limit", view.rate_limit);
@@ -126,6 +128,14 @@ http::Response status(ThrottleGate& gate) {
             member(json, "rows_written", range.rows_written);
             member(json, "estimated_rows", range.estimated_rows);
             member(json, "state", std::string(range.finished ? "done" : "pending"));
+            // done; reading or waiting on this process's range board; pending with a job id (the store
+            // holds the leases, of this process and others)
+            const RangeActivity* activity = i < view.run->activity.size() ? &view.run->activity[i] : nullptr;
+            member(json, "phase", std::string(range.finished ? "done"
+                                              : !activity      ? "pending"
+                                              : activity->reading ? "reading"
+                                                                  : "waiting"));
+            member(json, "split_off", activity != nullptr && activity->split_off);
             json.EndObject();
         }
     }
@@ -260,6 +270,7 @@ http::Response max_load(ThrottleGate& gate, const http::Request& request) {
 http::Response handle_control(ThrottleGate& gate, const http::Request& request) {
     const bool get = request.method == "GET";
     const bool post = request.method == "POST";
+    if (auto page = http::web_page(request)) return *page;
     if (request.path == "/status" && get) return status(gate);
     if (request.path == "/metrics" && get) return metrics_page(gate);
     if (request.path == "/pause" && post) {
@@ -289,7 +300,7 @@ http::Response handle_control(ThrottleGate& gate, const http::Request& request) 
         return text(200, "max lag " + number_text(*value.number) + " s");
     }
     return text(404, "no such endpoint: " + request.method + " " + request.path +
-                         " (GET /status, GET /metrics, POST /pause, /resume, /stop, /rate?value=N, /max-lag?value=S, "
+                         " (GET / (the status page), GET /status, GET /metrics, POST /pause, /resume, /stop, /rate?value=N, /max-lag?value=S, "
                          "/max-load?value=VAR=N[,VAR=N], /page-size?value=N)");
 }
 

@@ -75,7 +75,7 @@ ThrottleGate::ThrottleGate(const ThrottleSpec& spec, const MySqlOptions& primary
     if (!spec_.http.empty())
         http_ = std::make_unique<http::Server>(
             spec_.http, [this](const http::Request& request) { return throttle::handle_control(*this, request); },
-            "status and control (/status, /metrics, POST /pause, /resume, /stop, /rate, /page-size, /max-load, "
+            "status page (/), status and control (/status, /metrics, POST /pause, /resume, /stop, /rate, /page-size, /max-load, "
             "/max-lag)");
     watcher_ = std::thread([this] { watch(); });
 }

@@ -39,10 +39,19 @@ class ThrottleHttp;
 enum class GateState { running, paused, throttled, stopping };
 std::string to_string(GateState state);
 
+// Where a range of this process's range board stands, which its summary does not say: a worker reads it
+// now (else it waits), and it was split off another range for an idle worker (work stealing).
+struct RangeActivity {
+    bool reading = false;
+    bool split_off = false;
+};
+
 // What a pass of the run shows: the progress and its ranges, as /status reports them.
 struct RunView {
     JobProgress progress;
     std::vector<RangeSummary> ranges;
+    // Beside `ranges`, one each, for the range board; empty with a job id (the store holds the leases).
+    std::vector<RangeActivity> activity;
 };
 
 struct ReplicaView {

@@ -32,7 +32,7 @@ TEST_F(ConsumerMetricsTest, MetricsCountTasksByOutcomeAndPassPromtool) {
     for (const char* payload : {"ok-1", "bad", "ok-2"}) redis_->command({"RPUSH", queue_, payload});
     CliProcess consumer({"queue", "consume", "--source", redis_url_, "--queue", queue_, "--exec",
                          "p=$(cat); test \"$p\" != bad", "--max-attempts", "1", "--http", "127.0.0.1:0"});
-    const std::string marker = "consumer metrics (/metrics) on http://127.0.0.1:";
+    const std::string marker = "POST /requeue-dead on http://127.0.0.1:";
     int port = 0;
     for (auto deadline = std::chrono::steady_clock::now() + 10s; !port && std::chrono::steady_clock::now() < deadline;) {
         const std::string err = consumer.err();
@@ -68,7 +68,7 @@ TEST_F(ConsumerMetricsTest, MetricsCountTasksByOutcomeAndPassPromtool) {
         << slurp(report) << "\n" << metrics.body;
     std::remove(page.c_str());
     std::remove(report.c_str());
-    EXPECT_EQ(http_request(port, "GET", "/status").status, 404);
+    EXPECT_EQ(http_request(port, "GET", "/nothing").status, 404);
     consumer.signal(SIGTERM);
     EXPECT_EQ(consumer.wait_for(20s), std::optional<int>(0)) << consumer.describe();
 }
