@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs rowpump from the build tree into OUT/prefix and builds examples/ against the installed package
 # into OUT/examples, as a user's project would (find_package(rowpump)): the fixture of the tests that run
-# an example program (cursor_example_*.sh).
+# an example program (example_against_package.sh, cursor_example_*.sh).
 #
 #   tests/install/build_examples.sh BUILD_DIR SOURCE_DIR OUT
 set -euo pipefail

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# Installs rowpump from the build tree into a temporary prefix, builds examples/ against the installed
-# package (find_package(rowpump)), runs the programs against the local servers and checks what they did:
-# bulk_enqueue's tasks and rows, and consume_tasks's run of its own consumers.
+# Runs the examples built against the installed package (build_examples.sh's OUT: OUT/prefix, OUT/examples)
+# on the local servers and checks what they did: bulk_enqueue's tasks and rows, and consume_tasks's run of
+# its own consumers. Also that no public header pulls in a driver header.
+#
+#   tests/install/example_against_package.sh OUT
 set -euo pipefail
-build_dir="$1"
-source_dir="$2"
-work="$(mktemp -d)"
+installed="$1"
 queue="rp_test:example:$$"
 consumed="rp_test:example_consume:$$"
 cleanup() {
   redis-cli -u "$ROWPUMP_REDIS_URL" del "$queue" "$queue:rows" "$consumed" "$consumed:dead" "$consumed:delayed" \
     "$consumed:attempts" "$consumed:consumers" >/dev/null 2>&1 || true
   mariadb_cli -e "DROP TABLE IF EXISTS rp_test_example_$$" >/dev/null 2>&1 || true
-  rm -rf "$work"
 }
 # The URL may hold the password (mysql://user:pass@...) or leave it to ROWPUMP_MYSQL_PASSWORD.
 mariadb_cli() {
@@ -24,17 +23,14 @@ trap cleanup EXIT
 : "${ROWPUMP_REDIS_URL:?run scripts/services.sh start and eval its env}"
 : "${ROWPUMP_MYSQL_URL:?run scripts/services.sh start and eval its env}"
 
-cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 # The public headers must not pull in any driver header.
-if grep -rlE '#include <(cppconn|mysql_|hiredis|oneapi|tbb|yaml-cpp|spdlog|rapidjson)' "$work/prefix/include/rowpump"; then
+if grep -rlE '#include <(cppconn|mysql_|hiredis|oneapi|tbb|yaml-cpp|spdlog|rapidjson)' "$installed/prefix/include/rowpump"; then
   echo "a public header includes a driver header" >&2
   exit 1
 fi
-cmake -S "$source_dir/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/examples" -j2 >/dev/null
 table="rp_test_example_$$"
 mariadb_cli -e "CREATE TABLE $table (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO $table SELECT seq, 'x' FROM seq_1_to_500"
-output="$("$work/examples/bulk_enqueue" "$queue" "$table")"
+output="$("$installed/examples/bulk_enqueue" "$queue" "$table")"
 echo "$output"
 [[ "$output" == $'enqueued 1000 tasks\njob wrote 500 rows' ]] || { echo "unexpected output" >&2; exit 1; }
 tasks="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue")"
@@ -43,7 +39,7 @@ rows="$(redis-cli -u "$ROWPUMP_REDIS_URL" llen "$queue:rows")"
 echo "example built against the installed package: $tasks tasks enqueued, $rows rows streamed"
 
 # A program that runs its own consumers: 100 tasks, every tenth retried once, task 7 given up as dead.
-output="$("$work/examples/consume_tasks" "$consumed")"
+output="$("$installed/examples/consume_tasks" "$consumed")"
 echo "$output"
 expected="consumed 100 tasks: 99 done, 10 retried, 1 dead, 99 done exactly once, queue drained"
 [[ "$output" == "$expected" ]] || { echo "unexpected output, expected: $expected" >&2; exit 1; }
