@@ -28,43 +28,9 @@ source "$root/bench/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 small_rows="$(small_mode_rows)"
 sidekiq_db="$(setting BENCH_SIDEKIQ_DB 13 whole)"
-results_file sidekiq_vs_push_bulk "$small_rows"
-job_class=RowpumpBench::RowJob
-queue="rp_bench_sidekiq_$$"
-small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
-
-require_env ROWPUMP_MYSQL_URL
-require_env ROWPUMP_REDIS_URL
-require_rowpump "$rowpump_bin"
-require_tools mariadb redis-cli ruby
-ruby -e 'require "mysql2"; require "sidekiq"' 2>/dev/null ||
-  { log "ruby needs the sidekiq and mysql2 gems (Debian: ruby-sidekiq, ruby-mysql2; scripts/setup.sh --bench)"; exit 2; }
-
-refuse_when_loaded "$cores"
-connect_servers rp_bench_sidekiq default-character-set=utf8mb4
-use_redis_db "$sidekiq_db"
-sidekiq_sink="$redis_db_url"
-measure_setup
-export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$sidekiq_sink"
-[[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
-
-created_small=0
-cleanup() {
-  local status=$?
-  trap - EXIT
-  redis UNLINK "queue:$queue" >/dev/null 2>&1 || true
-  redis SREM queues "$queue" >/dev/null 2>&1 || true
-  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
-  rm -rf "$private_dir"
-  exit "$status"
-}
-clean_up_on_exit cleanup
-
-((small_rows == 0)) || created_small=1
-sbtest_table "$small_rows"
-log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
-log "warm-up of the buffer pool: a client read of the table"
-mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+source "$root/bench/lib/sidekiq_jobs.sh"
+sidekiq_jobs_setup sidekiq_vs_push_bulk 'require "mysql2"; require "sidekiq"' \
+  "ruby needs the sidekiq and mysql2 gems (Debian: ruby-sidekiq, ruby-mysql2; scripts/setup.sh --bench)"
 
 sidekiq_keys='retry,queue,class,args,jid,created_at,enqueued_at'
 check_jobs() {

@@ -1,0 +1,51 @@
+# shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
+# The set-up the benches of Sidekiq-shaped jobs share (sidekiq_vs_push_bulk.sh, activejob_vs_perform_later.sh):
+# the results file, the queue and its job class, the Ruby libraries the peer needs, both servers (Redis in
+# Sidekiq's own database, BENCH_SIDEKIQ_DB, so that Sidekiq's fixed key names stay out of the queue's), the
+# peer's environment, the clean-up at exit, the table (sbtest1 or its small copy) and a warm buffer pool.
+# Sourced after lib/common.sh and lib/measure.sh, with $runs, $small_rows and $sidekiq_db set.
+#
+#   sidekiq_jobs_setup NAME RUBY_CHECK HINT
+#     NAME         names the results (bench/results/NAME.md), the private dir and the queue (rp_bench_NAME_PID)
+#     RUBY_CHECK   Ruby code that loads what the peer needs
+#     HINT         what to install when it does not load
+
+sidekiq_jobs_setup() {
+  local name="$1" ruby_check="$2" hint="$3"
+  results_file "$name" "$small_rows"
+  job_class=RowpumpBench::RowJob
+  queue="rp_bench_${name%%_*}_$$"
+  small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
+
+  require_env ROWPUMP_MYSQL_URL
+  require_env ROWPUMP_REDIS_URL
+  require_rowpump "$rowpump_bin"
+  require_tools mariadb redis-cli ruby
+  ruby -e "$ruby_check" 2>/dev/null || { log "$hint"; exit 2; }
+
+  refuse_when_loaded "$cores"
+  connect_servers "rp_bench_${name%%_*}" default-character-set=utf8mb4
+  use_redis_db "$sidekiq_db"
+  sidekiq_sink="$redis_db_url"
+  measure_setup
+  export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$sidekiq_sink"
+  [[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
+
+  created_small=0
+  clean_up_on_exit sidekiq_jobs_cleanup
+  ((small_rows == 0)) || created_small=1
+  sbtest_table "$small_rows"
+  log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
+  log "warm-up of the buffer pool: a client read of the table"
+  mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+}
+
+sidekiq_jobs_cleanup() {
+  local status=$?
+  trap - EXIT
+  redis UNLINK "queue:$queue" >/dev/null 2>&1 || true
+  redis SREM queues "$queue" >/dev/null 2>&1 || true
+  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
+  rm -rf "$private_dir"
+  exit "$status"
+}
