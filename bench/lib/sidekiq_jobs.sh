@@ -6,7 +6,7 @@
 # Sourced after lib/common.sh and lib/measure.sh, with $runs, $small_rows and $sidekiq_db set.
 #
 #   sidekiq_jobs_setup NAME RUBY_CHECK HINT
-#     NAME         names the results file (results_file NAME), the private dir and the queue (rp_bench_NAME_PID)
+#     NAME         names the results file (results_file NAME); its first word names the queue (rp_bench_WORD_PID)
 #     RUBY_CHECK   Ruby code that loads what the peer needs
 #     HINT         what to install when it does not load
 
