@@ -49,16 +49,7 @@ check_jobs() {
   want="$sidekiq_keys $activejob_keys $row_keys"
   [[ "$keys" == "$want" ]] || fail "$1 wrote a job with the keys $keys, expected $want"
 }
-run() {
-  redis UNLINK "queue:$queue" >/dev/null
-  case "$1" in
-    rowpump) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$sidekiq_sink" --queue "$queue" \
-               --format activejob --job-class "$job_class" ;;
-    perform_later) measure "$1" "$rows" ruby "$root/bench/peers/activejob_perform_later.rb" "$table" "$queue" "$job_class" ;;
-  esac
-  check_jobs "$1"
-  redis UNLINK "queue:$queue" >/dev/null
-}
+run() { sidekiq_jobs_run "$1" activejob activejob_perform_later.rb; }
 
 names=(rowpump perform_later)
 rotating_rounds "" run run "${names[@]}"
@@ -67,22 +58,14 @@ uptime_after="$(uptime_line)"
 median_of() { column_median "$1" "$2"; }
 column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
 rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
-speedup="$(awk -v a="$(rows_per_s rowpump)" -v b="$(rows_per_s perform_later)" 'BEGIN { printf "%.2f", a / b }')"
-result_row() {  # LABEL NAME
-  awk -v l="$1" -v n="$rows" -v w="$(median_of "$2" 1)" -v c="$(median_of "$2" 3)" -v m="$(median_of "$2" 4)" \
-      -v r="$(median_of "$2" 5)" -v f="$(median_of "$2" 6)" -v rss="$(column_max "$2" 2)" \
-      -v runs="$(joined "$private_dir/$2.times")" \
-      'BEGIN { printf "| %s | %d | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.0f | %s |\n", l, n, w, n / w, c, m, r, f, rss / 1024, runs }'
-}
-verdict="met"
-awk -v s="$speedup" 'BEGIN { exit !(s >= 10) }' || verdict="**not met**"
+ratio_verdict rowpump perform_later 10
 
 mkdir -p "$(dirname "$results")"
 {
   echo "# Enqueueing a table as ActiveJob jobs on Sidekiq: rowpump against perform_later (issue 30)"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $("$rowpump_bin" --version 2>/dev/null || echo rowpump), repository at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
-  echo "$(uname -sr), $cores cores; MariaDB $(sql 'SELECT VERSION()'), Redis $(redis INFO server | tr -d '\r' | sed -n 's/^redis_version://p'),"
+  build_line
+  echo "$(servers_line),"
   echo "$(ruby -e 'print "Ruby #{RUBY_VERSION}"'), $(ruby -rsidekiq -rmysql2 -ractive_job -e 'print "Sidekiq #{Sidekiq::VERSION}, ActiveJob #{ActiveJob.version}, mysql2 #{Mysql2::VERSION}"').  Produced by \`bench/activejob_vs_perform_later.sh\`; servers and tools on the same machine."
   ((small_rows == 0)) || echo "**$small_rows rows** (\`$table\`, the first $small_rows rows of sbtest1), not the issue's 1M: the Ruby loop would take minutes a run at 1M."
   echo
@@ -95,13 +78,13 @@ mkdir -p "$(dirname "$results")"
   echo
   echo "| tool | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  result_row "\`rowpump backfill --format activejob --job-class $job_class\` (default workers: $cores)" rowpump
-  result_row "\`ruby bench/peers/activejob_perform_later.rb\` (mysql2, 1000-row batches, \`perform_later\` per row)" perform_later
+  measured_row "\`rowpump backfill --format activejob --job-class $job_class\` (default workers: $cores)" rowpump
+  measured_row "\`ruby bench/peers/activejob_perform_later.rb\` (mysql2, 1000-row batches, \`perform_later\` per row)" perform_later
   echo
   echo "## Goal (issue 30)"
   echo
   echo "| goal | measured | |"
   echo "|---|---|---|"
-  echo "| rowpump rows/s / perform_later's >= 10 | $speedup | $verdict |"
+  echo "| rowpump rows/s / perform_later's >= 10 | $ratio | $verdict |"
 } >"$results"
-log "results in $results: rowpump $(rows_per_s rowpump) rows/s, perform_later $(rows_per_s perform_later) rows/s, ${speedup}x"
+log "results in $results: rowpump $(rows_per_s rowpump) rows/s, perform_later $(rows_per_s perform_later) rows/s, ${ratio}x"

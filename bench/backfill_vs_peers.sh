@@ -190,8 +190,7 @@ if section_on big; then
 fi
 
 log "$rows rows of $db_name.$table; load $load_before on $cores cores; $runs rounds per item: $sections"
-log "warm-up of the buffer pool: a client read of the table"
-mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+warm_buffer_pool
 client_read() { mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $1 ORDER BY $2" "$db_name"; }
 page_args=()
 [[ -z "$page_size" ]] || page_args=(--page-size "$page_size")

@@ -40,24 +40,13 @@ check_jobs() {
   keys="$(redis LINDEX "queue:$queue" 0 | ruby -rjson -e 'job = JSON.parse(STDIN.read); print job.keys.join(","), " ", job["args"][0].keys.join(",")')"
   [[ "$keys" == "$sidekiq_keys id,k,c,pad" ]] || fail "$1 wrote a job with the keys $keys, expected $sidekiq_keys id,k,c,pad"
 }
-run() {
-  redis UNLINK "queue:$queue" >/dev/null
-  case "$1" in
-    rowpump) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$sidekiq_sink" --queue "$queue" \
-               --format sidekiq --job-class "$job_class" ;;
-    push_bulk) measure "$1" "$rows" ruby "$root/bench/peers/sidekiq_push_bulk.rb" "$table" "$queue" "$job_class" ;;
-  esac
-  check_jobs "$1"
-  redis UNLINK "queue:$queue" >/dev/null
-}
+run() { sidekiq_jobs_run "$1" sidekiq sidekiq_push_bulk.rb; }
 
 names=(rowpump push_bulk)
 rotating_rounds "" run run "${names[@]}"
 uptime_after="$(uptime_line)"
 
-speedup="$(awk -v a="$(rows_per_s rowpump)" -v b="$(rows_per_s push_bulk)" 'BEGIN { printf "%.2f", a / b }')"
-verdict="met"
-awk -v s="$speedup" 'BEGIN { exit !(s >= 3) }' || verdict="**not met**"
+ratio_verdict rowpump push_bulk 3
 
 mkdir -p "$(dirname "$results")"
 {
@@ -84,6 +73,6 @@ mkdir -p "$(dirname "$results")"
   echo
   echo "| goal | measured | |"
   echo "|---|---|---|"
-  echo "| rowpump rows/s / push_bulk's >= 3 | $speedup | $verdict |"
+  echo "| rowpump rows/s / push_bulk's >= 3 | $ratio | $verdict |"
 } >"$results"
-log "results in $results: rowpump $(rows_per_s rowpump) rows/s, push_bulk $(rows_per_s push_bulk) rows/s, ${speedup}x"
+log "results in $results: rowpump $(rows_per_s rowpump) rows/s, push_bulk $(rows_per_s push_bulk) rows/s, ${ratio}x"

@@ -52,8 +52,7 @@ clean_up_on_exit cleanup
 ((small_rows == 0)) || created_small=1
 sbtest_table "$small_rows"
 log "$rows rows of $db_name.$table into $redis_sink: list $list against stream $stream; load $load_before on $cores cores; $runs rounds"
-log "warm-up of the buffer pool: a client read of the table"
-mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+warm_buffer_pool
 
 check() {  # NAME KEY COUNT_COMMAND
   local length
@@ -76,9 +75,7 @@ names=(stream list)
 rotating_rounds "" run run "${names[@]}"
 uptime_after="$(uptime_line)"
 
-ratio="$(awk -v a="$(rows_per_s stream)" -v b="$(rows_per_s list)" 'BEGIN { printf "%.2f", a / b }')"
-verdict="met"
-awk -v s="$ratio" 'BEGIN { exit !(s >= 0.7) }' || verdict="**not met**"
+ratio_verdict stream list 0.7
 
 mkdir -p "$(dirname "$results")"
 {

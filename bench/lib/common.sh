@@ -157,6 +157,12 @@ sbtest_table() {
   rows="$(sql "SELECT COUNT(*) FROM $table")"
 }
 
+# warm_buffer_pool: reads $table once through the client, so that no timed run pays for cold pages.
+warm_buffer_pool() {
+  log "warm-up of the buffer pool: a client read of the table"
+  mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+}
+
 # redis_connection: ROWPUMP_REDIS_URL, redis://[[user]:pass@]host[:port][/db][?query], into redis_user
 # (still URL-encoded), redis_auth (the password), redis_host, redis_port, redis_db and redis_sink, the URL
 # without its password. redis ARGS... runs redis-cli on it, the password in REDISCLI_AUTH.

@@ -90,6 +90,14 @@ column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
 rows_of() { head -n1 "$private_dir/$1.times" | cut -d' ' -f7; }
 rows_per_s() { awk -v n="$(rows_of "$1")" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
 
+# ratio_verdict A B GOAL: $ratio, the median rows/s of A over B's (two decimals), and $verdict, "met" when
+# it is at least GOAL, else "**not met**".
+ratio_verdict() {
+  ratio="$(awk -v a="$(rows_per_s "$1")" -v b="$(rows_per_s "$2")" 'BEGIN { printf "%.2f", a / b }')"
+  verdict="met"
+  awk -v s="$ratio" -v g="$3" 'BEGIN { exit !(s >= g) }' || verdict="**not met**"
+}
+
 # measured_row LABEL NAME: one row of the usual table, | label | rows | wall s | rows/s | client, MariaDB,
 # Redis CPU s | floor s | peak RSS MB | every run's wall |.
 measured_row() {

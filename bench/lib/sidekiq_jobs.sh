@@ -36,8 +36,23 @@ sidekiq_jobs_setup() {
   ((small_rows == 0)) || created_small=1
   sbtest_table "$small_rows"
   log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
-  log "warm-up of the buffer pool: a client read of the table"
-  mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+  warm_buffer_pool
+}
+
+# sidekiq_jobs_run NAME FORMAT PEER: one measured run into an empty queue, of `rowpump backfill --format FORMAT`
+# when NAME is rowpump, else of bench/peers/PEER (Ruby; it reads the table and enqueues, as its arguments say);
+# the caller's check_jobs NAME then checks what it left.
+sidekiq_jobs_run() {
+  local name="$1" format="$2" peer="$3"
+  redis UNLINK "queue:$queue" >/dev/null
+  if [[ "$name" == rowpump ]]; then
+    measure "$name" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$sidekiq_sink" --queue "$queue" \
+      --format "$format" --job-class "$job_class"
+  else
+    measure "$name" "$rows" ruby "$root/bench/peers/$peer" "$table" "$queue" "$job_class"
+  fi
+  check_jobs "$name"
+  redis UNLINK "queue:$queue" >/dev/null
 }
 
 sidekiq_jobs_cleanup() {

@@ -36,7 +36,7 @@ std::vector<OptionSpec> consuming() {
     const RetryPolicy retry;
     using Seconds = std::chrono::duration<double>;
     return {
-        text(exec, "--exec", "", "Command to run per task (payload on stdin)"),
+        text(exec, "--exec", "", "Command to run per task, payload on stdin (/bin/sh -c runs shell syntax, exit ...)"),
         text(pipe, "--pipe", "",
              "Persistent handler command, fed one task line at a time on stdin, answering one result line per task "
              "(docs/consumers.md)"),

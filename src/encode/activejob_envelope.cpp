@@ -17,13 +17,13 @@
 // the same form, which Rails 7.1+ reads back and 6.1 ignores. locale and timezone are a Rails app's
 // defaults ("en", "UTC"); ActiveJob runs the job in them (around_perform of its Timezones and
 // Translation modules).
-#include <chrono>
 #include <cstdio>
 
 #include "encode/encoders.hpp"
 #include "encode/json_string.hpp"
 #include "encode/task_envelope.hpp"
 #include "encode/unique_ids.hpp"
+#include "encode/utc_text.hpp"
 
 namespace rowpump {
 
@@ -33,18 +33,11 @@ constexpr std::string_view job_wrapper = "ActiveJob::QueueAdapters::SidekiqAdapt
 
 // Time#utc.iso8601(9) of a Unix time in microseconds, quoted: "2026-01-02T03:04:05.123456000Z".
 void append_iso8601(std::int64_t unix_us, std::string& out) {
-    using namespace std::chrono;
-    const sys_time<microseconds> time{microseconds(unix_us)};
-    const auto day = floor<days>(time);
-    const year_month_day date{day};
-    const hh_mm_ss clock{time - day};
-    char text[48];
-    const int length =
-        std::snprintf(text, sizeof text, "\"%04d-%02u-%02uT%02d:%02d:%02d.%06d000Z\"", static_cast<int>(date.year()),
-                      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                      static_cast<int>(clock.hours().count()), static_cast<int>(clock.minutes().count()),
-                      static_cast<int>(clock.seconds().count()), static_cast<int>(clock.subseconds().count()));
-    out.append(text, static_cast<std::size_t>(length));
+    out.push_back('"');
+    const int micros = append_utc_seconds(unix_us, out);
+    char fraction[16];
+    const int length = std::snprintf(fraction, sizeof fraction, ".%06d000Z\"", micros);
+    out.append(fraction, static_cast<std::size_t>(length));
 }
 
 class ActiveJobEnvelope final : public TaskEnvelope {

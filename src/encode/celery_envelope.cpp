@@ -18,13 +18,13 @@
 // revokes a task that had not started by then), --routing-key delivery_info's routing key.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include "encode/base64.hpp"
 #include "encode/json_string.hpp"
 #include "encode/task_envelope.hpp"
 #include "encode/unique_ids.hpp"
+#include "encode/utc_text.hpp"
 
 namespace rowpump {
 
@@ -41,20 +41,11 @@ std::string origin_name() {
 
 // "2030-01-01T00:00:00.250000+00:00", or without the fraction on a whole second, as isoformat() does.
 void append_iso_utc(std::string& out, std::int64_t unix_ms) {
-    using namespace std::chrono;
-    const sys_time<milliseconds> time{milliseconds(unix_ms)};
-    const auto day = floor<days>(time);
-    const year_month_day date{day};
-    const hh_mm_ss clock{time - day};
-    char text[48];
-    int length = std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(date.year()),
-                               static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                               static_cast<int>(clock.hours().count()), static_cast<int>(clock.minutes().count()),
-                               static_cast<int>(clock.seconds().count()));
-    if (const auto fraction = clock.subseconds().count(); fraction != 0)
-        length += std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), ".%03d000",
-                                static_cast<int>(fraction));
-    out.append(text, static_cast<std::size_t>(length));
+    if (const int micros = append_utc_seconds(unix_ms * 1000, out); micros != 0) {
+        char fraction[16];
+        const int length = std::snprintf(fraction, sizeof fraction, ".%06d", micros);
+        out.append(fraction, static_cast<std::size_t>(length));
+    }
     out.append("+00:00", 6);
 }
 

@@ -14,6 +14,18 @@ bool plain_character(char c) {
            std::string_view("-_./:,+@%").find(c) != std::string_view::npos;
 }
 
+// The first words that only a shell runs: its special built-ins and keywords, and the built-ins that have no
+// program of their name (`exit 7` started directly fails with "exit: No such file or directory").
+bool shell_word(std::string_view word) {
+    static constexpr std::string_view words[] = {
+        "alias", "bg",     "break",  "case",   "cd",      "command", "continue", "do",     "done",  "elif", "else",
+        "esac",  "eval",   "exec",   "exit",   "export",  "fc",      "fg",       "fi",     "for",   "function", "getopts",
+        "hash",  "if",     "in",     "jobs",   "local",   "read",    "readonly", "return", "select", "set", "shift",
+        "source", "then",  "times",  "trap",   "type",    "ulimit",  "umask",    "unalias", "unset", "until", "wait",
+        "while", "{",      "}",      "!",      "."};
+    return std::find(std::begin(words), std::end(words), word) != std::end(words);
+}
+
 bool plain(const std::string& command) {
     bool first_word = true;
     for (char c : command) {
@@ -38,6 +50,7 @@ std::vector<std::string> command_argv(const std::string& command) {
             start = end + 1;
         }
     }
+    if (!words.empty() && shell_word(words.front())) words.clear();
     if (words.empty()) words = {"/bin/sh", "-c", command};
     return words;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // How a consumer's command line is started. A plain command (`php handle.php --queue mail`) is split on
 // spaces and started directly: a /bin/sh per task costs about as much again as the command itself. One
-// with any shell syntax (quotes, $, pipes, redirections, globs, ~, a leading NAME=value, ...) runs through
-// /bin/sh -c exactly as written, so nothing a user writes changes meaning.
+// with any shell syntax (quotes, $, pipes, redirections, globs, ~, a leading NAME=value, ...) or starting
+// with a word only a shell runs (`exit 3`, `cd dir`, `.`, `if`) runs through /bin/sh -c exactly as written,
+// so nothing a user writes changes meaning.
 #include <string>
 #include <vector>
 

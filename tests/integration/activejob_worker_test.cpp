@@ -21,9 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/cli_process.hpp"
-#include "integration/mysql_redis_fixture.hpp"
-#include "integration/worker_process.hpp"
+#include "integration/real_worker_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -65,10 +63,6 @@ std::vector<Row> rows_up_to(int count) {
     return rows;
 }
 
-std::string text_of(const rapidjson::Value& value) { return std::string(value.GetString(), value.GetStringLength()); }
-
-std::string with_db(const std::string& url, int db) { return url.substr(0, url.rfind('/') + 1) + std::to_string(db); }
-
 // Empty when the job received `row` intact: each value, and the Ruby class ActiveJob gave it.
 std::string row_difference(const rapidjson::Value& run, const Row& row) {
     const auto& values = run["row"];
@@ -99,84 +93,28 @@ std::string row_difference(const rapidjson::Value& run, const Row& row) {
     return std::stod(text_of(values["price"])) == std::stod(*row.price) ? "" : "price is " + text_of(values["price"]);
 }
 
-class ActiveJobWorkerTest : public MySqlRedisTest {
+class ActiveJobWorkerTest : public RealWorkerTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        record_key_ = queue_ + ":ran";
-        sidekiq_ = std::make_unique<redis::Connection>(RedisOptions::from_url(with_db(redis_url_, activejob_db)));
-    }
-
-    void TearDown() override {
-        if (sidekiq_) {
-            sidekiq_->command({"DEL", "queue:" + queue_, record_key_});
-            sidekiq_->command({"SREM", "queues", queue_});
-            for (const char* set : {"schedule", "retry", "dead"})
-                for (const auto& member : sidekiq_->command({"ZRANGE", set, "0", "-1"}).elements)
-                    if (member.text.find("\"queue\":\"" + queue_ + "\"") != std::string::npos)
-                        sidekiq_->command({"ZREM", set, member.text});
-            delete_keys(*sidekiq_, "stat:*");
-        }
-        MySqlRedisTest::TearDown();
-    }
-
     void make_table(int count) {
         table_ = tables().create("activejob",
                                  "(id INT PRIMARY KEY, name VARCHAR(200) CHARACTER SET utf8mb4 NOT NULL, "
                                  "note TEXT CHARACTER SET utf8mb4 NULL, data VARBINARY(64) NULL, "
                                  "price DECIMAL(12,2) NULL, seen DATETIME(3) NULL, born DATE NULL)");
         rows_ = rows_up_to(count);
-        for (const auto& row : rows_) {
-            std::vector<mysql::Param> params{row.id, row.name};
-            std::string values = "?, ?";
-            for (const auto* value : {&row.note, &row.data, &row.price, &row.seen, &row.born}) {
-                values += *value ? ", ?" : ", NULL";
-                if (*value) params.emplace_back(**value);
-            }
-            tables().connection().execute("INSERT INTO `" + table_ + "` VALUES (" + values + ")", params);
-        }
+        for (const auto& row : rows_) insert_row(row.id, row.name, {&row.note, &row.data, &row.price, &row.seen, &row.born});
     }
 
-    CliRun backfill(const std::vector<std::string>& more) {
-        std::vector<std::string> args{"-q",     "backfill", "--mysql", mysql_url_, "--table", table_, "--sink",
-                                      with_db(redis_url_, activejob_db), "--queue", queue_, "--format", "activejob"};
-        args.insert(args.end(), more.begin(), more.end());
-        return run_rowpump(args);
+    CliRun backfill(std::vector<std::string> more) {
+        more.insert(more.begin(), {"--format", "activejob"});
+        return RealWorkerTest::backfill(activejob_db, more);
     }
 
     std::unique_ptr<WorkerProcess> start_sidekiq() {
-        const auto sidekiq = find_program("sidekiq");
-        if (!sidekiq) return nullptr;
-        return std::make_unique<WorkerProcess>(
-            std::vector<std::string>{*sidekiq, "-r", ROWPUMP_SOURCE_DIR "/tests/workers/activejob_recorder.rb", "-q",
-                                     queue_, "-c", "2", "-t", "1"},
-            EnvOverride{{"REDIS_URL", with_db(redis_url_, activejob_db)},
-                        {"RP_RECORD_KEY", record_key_},
-                        {"RP_POLL_SECONDS", "0.5"}});
+        return RealWorkerTest::start_sidekiq(activejob_db, "activejob_recorder.rb", 2, true);
     }
 
-    // Waits until the job recorded `count` runs, then a little longer so that a job run twice shows.
     std::vector<rapidjson::Document> wait_for_runs(std::size_t count, WorkerProcess& worker) {
-        const auto deadline = std::chrono::steady_clock::now() + 60s;
-        const auto recorded = [&] { return static_cast<std::size_t>(sidekiq_->command({"LLEN", record_key_}).integer); };
-        while (recorded() < count && std::chrono::steady_clock::now() < deadline) {
-            if (!worker.running()) {
-                ADD_FAILURE() << "the worker stopped\n" << worker.describe();
-                return {};
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        std::this_thread::sleep_for(500ms);
-        std::vector<rapidjson::Document> runs;
-        for (const auto& item : list_items(*sidekiq_, record_key_)) {
-            rapidjson::Document run;
-            run.Parse(item.data(), item.size());
-            EXPECT_FALSE(run.HasParseError()) << item;
-            if (!run.HasParseError()) runs.push_back(std::move(run));
-        }
-        EXPECT_EQ(runs.size(), count) << worker.describe();
-        return runs;
+        return RealWorkerTest::wait_for_runs(activejob_db, count, worker);
     }
 
     void expect_each_row_once(const std::vector<rapidjson::Document>& runs, const WorkerProcess& worker) {
@@ -205,9 +143,7 @@ protected:
         EXPECT_EQ(job_ids.size(), runs.size()) << "every job has its own job_id";
     }
 
-    std::string record_key_;
     std::vector<Row> rows_;
-    std::unique_ptr<redis::Connection> sidekiq_;
 };
 
 TEST_F(ActiveJobWorkerTest, ActiveJobPerformsEveryRowOnceWithRubyTypes) {
@@ -216,10 +152,10 @@ TEST_F(ActiveJobWorkerTest, ActiveJobPerformsEveryRowOnceWithRubyTypes) {
     if (!worker) GTEST_SKIP() << "sidekiq is not installed: bash scripts/setup.sh installs ruby-sidekiq";
     const CliRun run = backfill({"--job-class", job_class, "--workers", "2"});
     ASSERT_EQ(run.exit_code, 0) << run.describe();
-    EXPECT_TRUE(sidekiq_->command({"SISMEMBER", "queues", queue_}).integer) << "the queue is in Sidekiq's set";
+    EXPECT_TRUE(db(activejob_db).command({"SISMEMBER", "queues", queue_}).integer) << "the queue is in Sidekiq's set";
     expect_each_row_once(wait_for_runs(rows_.size(), *worker), *worker);
-    EXPECT_EQ(sidekiq_->command({"LLEN", "queue:" + queue_}).integer, 0);
-    EXPECT_EQ(sidekiq_->command({"ZCARD", "retry"}).integer, 0) << "no job failed\n" << worker->describe();
+    EXPECT_EQ(db(activejob_db).command({"LLEN", "queue:" + queue_}).integer, 0);
+    EXPECT_EQ(db(activejob_db).command({"ZCARD", "retry"}).integer, 0) << "no job failed\n" << worker->describe();
 }
 
 TEST_F(ActiveJobWorkerTest, DelayedRowsWaitInSidekiqsScheduleUntilDue) {
@@ -230,7 +166,7 @@ TEST_F(ActiveJobWorkerTest, DelayedRowsWaitInSidekiqsScheduleUntilDue) {
     const CliRun run = backfill({"--job-class", job_class, "--delay", "2"});
     ASSERT_EQ(run.exit_code, 0) << run.describe();
     std::size_t scheduled = 0;
-    for (const auto& member : sidekiq_->command({"ZRANGE", "schedule", "0", "-1"}).elements) {
+    for (const auto& member : db(activejob_db).command({"ZRANGE", "schedule", "0", "-1"}).elements) {
         if (member.text.find("\"queue\":\"" + queue_ + "\"") == std::string::npos) continue;
         ++scheduled;
         EXPECT_NE(member.text.find("\"scheduled_at\":\""), std::string::npos) << member.text;
@@ -263,7 +199,7 @@ TEST_F(ActiveJobWorkerTest, WhatActiveJobCannotReadIsRefused) {
     EXPECT_EQ(reserved.exit_code, 2) << reserved.describe();
     EXPECT_NE(reserved.err.find("_aj_serialized"), std::string::npos) << reserved.describe();
     EXPECT_EQ(lines(reserved.err).size(), 1u) << reserved.describe();
-    EXPECT_EQ(sidekiq_->command({"EXISTS", "queue:" + queue_}).integer, 0);
+    EXPECT_EQ(db(activejob_db).command({"EXISTS", "queue:" + queue_}).integer, 0);
 }
 
 }  // namespace

@@ -23,9 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/cli_process.hpp"
-#include "integration/mysql_redis_fixture.hpp"
-#include "integration/worker_process.hpp"
+#include "integration/real_worker_fixture.hpp"
 #include "rowpump/enqueue.hpp"
 
 namespace rowpump::test {
@@ -66,8 +64,6 @@ std::vector<ExpectedRow> tricky_rows() {
     };
 }
 
-std::string text_of(const rapidjson::Value& value) { return std::string(value.GetString(), value.GetStringLength()); }
-
 // Empty when `row` (as the worker received it, re-encoded by its language's JSON) is `expected`.
 std::string row_difference(const rapidjson::Value& row, const ExpectedRow& expected) {
     const auto text_field = [&](const char* name, const std::optional<std::string>& want) -> std::string {
@@ -88,40 +84,8 @@ std::string row_difference(const rapidjson::Value& row, const ExpectedRow& expec
     return row["price"].GetDouble() == std::stod(*expected.price) ? "" : "price is another number";
 }
 
-std::string with_db(const std::string& url, int db) {
-    const auto slash = url.rfind('/');
-    return url.substr(0, slash + 1) + std::to_string(db);
-}
-
-class WorkerFormatsTest : public MySqlRedisTest {
+class WorkerFormatsTest : public RealWorkerTest {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
-        record_key_ = queue_ + ":ran";
-    }
-
-    void TearDown() override {
-        for (auto& [db, connection] : databases_) {
-            connection.command({"DEL", queue_, "queue:" + queue_, record_key_, "_kombu.binding." + queue_});
-            connection.command({"SREM", "queues", queue_});
-            for (const auto& member : connection.command({"ZRANGE", "schedule", "0", "-1"}).elements)
-                if (member.text.find("\"queue\":\"" + queue_ + "\"") != std::string::npos)
-                    connection.command({"ZREM", "schedule", member.text});
-            delete_keys(connection, "rowpump:job:" + job_id_ + "*");
-            // Sidekiq's own counters; nothing in these databases but these tests reads them.
-            if (db == sidekiq_db) delete_keys(connection, "stat:*");
-        }
-        MySqlRedisTest::TearDown();
-    }
-
-    redis::Connection& db(int number) {
-        auto found = databases_.find(number);
-        if (found == databases_.end())
-            found = databases_.emplace(number, redis::Connection(RedisOptions::from_url(with_db(redis_url_, number)))).first;
-        return found->second;
-    }
-
     // The tricky rows, then plain ones up to `rows`.
     std::string make_table(int rows) {
         table_ = tables().create("workers",
@@ -132,71 +96,14 @@ protected:
         for (int id = static_cast<int>(expected_.size()) + 1; id <= rows; ++id)
             expected_.push_back({id, "row " + std::to_string(id), std::nullopt, std::nullopt, std::nullopt,
                                  std::to_string(id) + ".25", std::nullopt, std::nullopt});
-        for (const auto& row : expected_) {
-            std::vector<mysql::Param> params{row.id, row.name};
-            std::string values = "?, ?";
-            for (const auto* value : {&row.note, &row.data, &row.price, &row.seen}) {
-                values += *value ? ", ?" : ", NULL";
-                if (*value) params.emplace_back(**value);
-            }
-            tables().connection().execute("INSERT INTO `" + table_ + "` VALUES (" + values + ")", params);
-        }
+        for (const auto& row : expected_) insert_row(row.id, row.name, {&row.note, &row.data, &row.price, &row.seen});
         return table_;
     }
 
-    CliRun backfill(int redis_db, const std::vector<std::string>& more) {
-        std::vector<std::string> args{"-q", "backfill", "--mysql", mysql_url_, "--table", table_, "--sink",
-                                      with_db(redis_url_, redis_db), "--queue", queue_};
-        args.insert(args.end(), more.begin(), more.end());
-        return run_rowpump(args);
-    }
-
     std::unique_ptr<WorkerProcess> start_sidekiq() {
-        const auto sidekiq = find_program("sidekiq");
-        if (!sidekiq) return nullptr;
-        return std::make_unique<WorkerProcess>(std::vector<std::string>{*sidekiq, "-r", ROWPUMP_SOURCE_DIR "/tests/workers/sidekiq_recorder.rb",
-                                                "-q", queue_, "-c", "2", "-t", "1"},
-                       EnvOverride{{"REDIS_URL", with_db(redis_url_, sidekiq_db)},
-                                   {"RP_RECORD_KEY", record_key_},
-                                   {"RP_POLL_SECONDS", "0.5"}});
+        return RealWorkerTest::start_sidekiq(sidekiq_db, "sidekiq_recorder.rb", 2, true);
     }
-
-    std::unique_ptr<WorkerProcess> start_celery() {
-        const auto celery = find_program("celery");
-        if (!celery) return nullptr;
-        return std::make_unique<WorkerProcess>(std::vector<std::string>{*celery, "-A", "rowpump_test_tasks", "worker", "--pool", "solo", "-Q",
-                                                queue_, "--without-heartbeat", "--without-mingle", "--without-gossip",
-                                                "--loglevel", "WARNING"},
-                       // Debian's celery script runs the first python3 on PATH; its packages are the system's.
-                       EnvOverride{{"PATH", "/usr/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "")},
-                                   {"PYTHONPATH", ROWPUMP_SOURCE_DIR "/tests/workers"},
-                                   {"RP_BROKER", with_db(redis_url_, celery_db)},
-                                   {"RP_RECORD_KEY", record_key_}});
-    }
-
-    // Waits until the workers recorded `count` runs, then a little longer so that a job run twice shows.
-    std::vector<rapidjson::Document> wait_for_runs(int redis_db, std::size_t count, WorkerProcess& worker,
-                                                   std::chrono::seconds timeout = 60s) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        auto recorded = [&] { return static_cast<std::size_t>(db(redis_db).command({"LLEN", record_key_}).integer); };
-        while (recorded() < count && std::chrono::steady_clock::now() < deadline) {
-            if (!worker.running()) {
-                ADD_FAILURE() << "the worker stopped\n" << worker.describe();
-                return {};
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        std::this_thread::sleep_for(500ms);
-        std::vector<rapidjson::Document> runs;
-        for (const auto& item : list_items(db(redis_db), record_key_)) {
-            rapidjson::Document run;
-            run.Parse(item.data(), item.size());
-            EXPECT_FALSE(run.HasParseError()) << item;
-            if (!run.HasParseError()) runs.push_back(std::move(run));
-        }
-        EXPECT_EQ(runs.size(), count) << worker.describe();
-        return runs;
-    }
+    std::unique_ptr<WorkerProcess> start_celery() { return RealWorkerTest::start_celery(celery_db); }
 
     // Every row ran exactly once, intact.
     void expect_each_row_once(const std::vector<rapidjson::Document>& runs, const WorkerProcess& worker) {
@@ -214,9 +121,7 @@ protected:
         for (const auto& row : expected_) EXPECT_EQ(seen[row.id], 1) << "row " << row.id << " ran that many times";
     }
 
-    std::string record_key_;
     std::vector<ExpectedRow> expected_;
-    std::map<int, redis::Connection> databases_;
 };
 
 TEST_F(WorkerFormatsTest, SidekiqRunsEveryRowOnceIntact) {

@@ -17,9 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/cli_process.hpp"
-#include "integration/mysql_redis_fixture.hpp"
-#include "integration/worker_process.hpp"
+#include "integration/real_worker_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -29,103 +27,20 @@ using namespace std::chrono_literals;
 constexpr int sidekiq_db = 11;
 constexpr int celery_db = 12;
 
-std::string with_db(const std::string& url, int db) { return url.substr(0, url.rfind('/') + 1) + std::to_string(db); }
-
-std::string text_of(const rapidjson::Value& value) { return std::string(value.GetString(), value.GetStringLength()); }
-
-class WorkerOptionsTest : public MySqlRedisTest {
+class WorkerOptionsTest : public RealWorkerTest {
 protected:
     void SetUp() override {
-        MySqlRedisTest::SetUp();
+        RealWorkerTest::SetUp();
         if (HasFatalFailure()) return;
-        record_key_ = queue_ + ":ran";
         table_ = tables().create("worker_options", "(id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price DECIMAL(8,2))");
         tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('row ', seq), seq + 0.25 FROM seq_1_to_4");
     }
 
-    void TearDown() override {
-        for (auto& [db, connection] : databases_) {
-            connection.command({"DEL", queue_, "queue:" + queue_, record_key_, record_key_ + ":revoked",
-                                "_kombu.binding." + queue_});
-            connection.command({"SREM", "queues", queue_});
-            for (const char* set : {"schedule", "retry", "dead"})
-                for (const auto& member : ours(connection, set)) connection.command({"ZREM", set, member});
-        }
-        MySqlRedisTest::TearDown();
-    }
-
-    redis::Connection& db(int number) {
-        auto found = databases_.find(number);
-        if (found == databases_.end())
-            found = databases_.emplace(number, redis::Connection(RedisOptions::from_url(with_db(redis_url_, number)))).first;
-        return found->second;
-    }
-
-    // This test's members of a Sidekiq sorted set.
-    std::vector<std::string> ours(redis::Connection& connection, const char* set) {
-        std::vector<std::string> members;
-        for (const auto& member : connection.command({"ZRANGE", set, "0", "-1"}).elements)
-            if (member.text.find("\"queue\":\"" + queue_ + "\"") != std::string::npos) members.push_back(member.text);
-        return members;
-    }
-
-    CliRun backfill(int redis_db, const std::vector<std::string>& more) {
-        std::vector<std::string> args{"-q", "backfill", "--mysql", mysql_url_, "--table", table_, "--sink",
-                                      with_db(redis_url_, redis_db), "--queue", queue_};
-        args.insert(args.end(), more.begin(), more.end());
-        return run_rowpump(args);
-    }
-
     // One thread: jobs run one after another, in the order they were written.
     std::unique_ptr<WorkerProcess> start_sidekiq() {
-        const auto sidekiq = find_program("sidekiq");
-        if (!sidekiq) return nullptr;
-        return std::make_unique<WorkerProcess>(
-            std::vector<std::string>{*sidekiq, "-r", ROWPUMP_SOURCE_DIR "/tests/workers/sidekiq_recorder.rb", "-q",
-                                     queue_, "-c", "1", "-t", "1"},
-            EnvOverride{{"REDIS_URL", with_db(redis_url_, sidekiq_db)}, {"RP_RECORD_KEY", record_key_}});
+        return RealWorkerTest::start_sidekiq(sidekiq_db, "sidekiq_recorder.rb", 1, false);
     }
-
-    std::unique_ptr<WorkerProcess> start_celery() {
-        const auto celery = find_program("celery");
-        if (!celery) return nullptr;
-        return std::make_unique<WorkerProcess>(
-            std::vector<std::string>{*celery, "-A", "rowpump_test_tasks", "worker", "--pool", "solo", "-Q", queue_,
-                                     "--without-heartbeat", "--without-mingle", "--without-gossip", "--loglevel",
-                                     "WARNING"},
-            EnvOverride{{"PATH", "/usr/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "")},
-                        {"PYTHONPATH", ROWPUMP_SOURCE_DIR "/tests/workers"},
-                        {"RP_BROKER", with_db(redis_url_, celery_db)},
-                        {"RP_RECORD_KEY", record_key_}});
-    }
-
-    // Waits until `done` holds (or 60 s), failing if the worker stops first.
-    void wait_until_done(const std::function<bool()>& done, WorkerProcess& worker) {
-        const auto deadline = std::chrono::steady_clock::now() + 60s;
-        while (!done() && std::chrono::steady_clock::now() < deadline) {
-            ASSERT_TRUE(worker.running()) << "the worker stopped\n" << worker.describe();
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_TRUE(done()) << worker.describe();
-    }
-
-    std::vector<rapidjson::Document> records(int redis_db, const std::string& key) {
-        std::vector<rapidjson::Document> out;
-        for (const auto& item : list_items(db(redis_db), key)) {
-            rapidjson::Document record;
-            record.Parse(item.data(), item.size());
-            EXPECT_FALSE(record.HasParseError()) << item;
-            if (!record.HasParseError()) out.push_back(std::move(record));
-        }
-        return out;
-    }
-
-    std::size_t length(int redis_db, const std::string& key) {
-        return static_cast<std::size_t>(db(redis_db).command({"LLEN", key}).integer);
-    }
-
-    std::string record_key_;
-    std::map<int, redis::Connection> databases_;
+    std::unique_ptr<WorkerProcess> start_celery() { return RealWorkerTest::start_celery(celery_db); }
 };
 
 TEST_F(WorkerOptionsTest, SidekiqRetryZeroSendsAFailedJobStraightToDeadWithItsTagsAndFields) {

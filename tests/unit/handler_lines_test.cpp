@@ -82,7 +82,8 @@ TEST(CommandArgv, APlainCommandStartsWithoutAShell) {
 
 TEST(CommandArgv, ShellSyntaxRunsThroughTheShellAsWritten) {
     for (const char* command : {"echo 'a b'", "cat > out", "a | b", "FOO=1 cmd", "echo $HOME", "ls *.php", "~/bin/x",
-                                "a; b", "a && b", "echo \"x\"", "x\\ y", ""}) {
+                                "a; b", "a && b", "echo \"x\"", "x\\ y", "", "exit 7", "cd /tmp", ". ./env",
+                                "  exit", "export A=1", "{ a"}) {
         const std::vector<std::string> argv = process::command_argv(command);
         EXPECT_EQ(argv, (std::vector<std::string>{"/bin/sh", "-c", command})) << command;
     }

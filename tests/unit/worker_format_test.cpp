@@ -19,11 +19,12 @@
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
 #include "test_columns.hpp"
+#include "worker_tasks.hpp"
 
 namespace rowpump {
 namespace {
 
-using test::column;
+using namespace test;
 
 const std::vector<Column> columns = {column("id", ColumnKind::signed_integer), column("name", ColumnKind::text),
                                      column("price", ColumnKind::decimal), column("data", ColumnKind::binary)};
@@ -43,20 +44,6 @@ std::string row_json() {
     return out;
 }
 
-TaskSpec sidekiq_task() {
-    TaskSpec task;
-    task.job_class = "Billing::InvoiceJob";
-    task.queue = "invoices";
-    return task;
-}
-
-TaskSpec celery_task() {
-    TaskSpec task;
-    task.task = "billing.tasks.invoice";
-    task.queue = "celery";
-    return task;
-}
-
 std::string encode_task(Format format, const TaskSpec& task, TaskTimes times) {
     std::string out;
     make_encoder(format, columns, task)->encode_task(sample_page(), 0, times, out);
@@ -71,23 +58,6 @@ rapidjson::Document parse(const std::string& text) {
 }
 
 std::string text_of(const rapidjson::Value& value) { return std::string(value.GetString(), value.GetStringLength()); }
-
-std::string base64_decode(const std::string& text) {
-    static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    unsigned buffer = 0;
-    int bits = 0;
-    for (const char c : text) {
-        if (c == '=') break;
-        buffer = (buffer << 6) | static_cast<unsigned>(alphabet.find(c));
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-        }
-    }
-    return out;
-}
 
 std::vector<std::string> member_names(const rapidjson::Value& object) {
     std::vector<std::string> names;

@@ -11,11 +11,12 @@
 #include "rowpump/enqueue.hpp"
 #include "rowpump/error.hpp"
 #include "test_columns.hpp"
+#include "worker_tasks.hpp"
 
 namespace rowpump {
 namespace {
 
-using test::column;
+using namespace test;
 
 constexpr std::int64_t now_us = 1'796'128'989'462'728;  // 2026-12-01 12:43:09.462728 UTC
 
@@ -25,37 +26,6 @@ const std::vector<Column> columns = {column("id", ColumnKind::signed_integer), c
 std::string encode(Format format, const TaskSpec& task) {
     std::string out;
     make_encoder(format, columns, task)->encode_task(test::one_row({"7", "Zo\xc3\xab", "1.50"}), 0, {now_us, 0}, out);
-    return out;
-}
-
-TaskSpec sidekiq_task() {
-    TaskSpec task;
-    task.job_class = "Billing::InvoiceJob";
-    task.queue = "invoices";
-    return task;
-}
-
-TaskSpec celery_task() {
-    TaskSpec task;
-    task.task = "billing.tasks.invoice";
-    task.queue = "celery";
-    return task;
-}
-
-std::string base64_decode(const std::string& text) {
-    static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    unsigned buffer = 0;
-    int bits = 0;
-    for (const char c : text) {
-        if (c == '=') break;
-        buffer = (buffer << 6) | static_cast<unsigned>(alphabet.find(c));
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-        }
-    }
     return out;
 }
 
