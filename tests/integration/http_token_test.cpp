@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "integration/curl_command.hpp"
 #include "integration/throttle_fixture.hpp"
 
 namespace rowpump::test {
@@ -57,31 +58,6 @@ std::string reachable_address(std::string& why) {
     if (chosen.empty()) chosen = any;
     if (chosen.empty()) why = "this machine has no IPv4 address but loopback (no default route interface is up)";
     return chosen;
-}
-
-struct CurlAnswer {
-    int status = 0;
-    std::string body;
-};
-
-// `curl -s [-X POST] [-H HEADER]... URL`, as a user types it; the body and the status code.
-CurlAnswer curl(const std::string& method, const std::string& url, const std::vector<std::string>& headers = {}) {
-    std::string command = "curl -s --noproxy '*' --max-time 10";
-    if (method != "GET") command += " -X " + method;
-    for (const std::string& header : headers) command += " -H '" + header + "'";
-    command += " '" + url + "' -w ' %{http_code}'";
-    std::string output;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[4096];
-        while (const std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
-        ::pclose(pipe);
-    }
-    CurlAnswer answer;
-    const auto space = output.rfind(' ');
-    if (space == std::string::npos) return answer;
-    answer.status = std::atoi(output.c_str() + space + 1);
-    answer.body = output.substr(0, space);
-    return answer;
 }
 
 // The port the run's endpoint on `host` listens on, from its log line.

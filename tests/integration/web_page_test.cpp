@@ -136,16 +136,18 @@ TEST_F(WebPageTest, AsksForTheTokenOnceAndSendsItWithEveryPost) {
     EXPECT_TRUE(page.eventually([&] { return page.integer(rows_shown) >= 0; }));
     EXPECT_FALSE(shown("token-form")) << "nothing is asked before a POST needs it";
 
-    // Pause without the token: 401, the page says so and asks for it; the run goes on.
-    browser.click("#pause");
-    EXPECT_TRUE(page.eventually([&] { return shown("token-form"); }));
-    EXPECT_TRUE(contains(text("message"), "/pause: POST /pause needs the endpoint's token")) << text("message");
-    EXPECT_EQ(status(port).state, "running");
-
-    // The token, given once: the pause it held back goes out with it.
-    browser.type("#token-value", token);
-    browser.click("#token-set");
-    EXPECT_EQ(wait_for_status(port, 10s, [](const Status& s) { return s.state == "paused"; }).state, "paused");
+    // Pause is refused (401): the page says why and asks for the token; the run goes on. Given the token,
+    // the pause it held back goes out with it.
+    const auto pause_asked_for_token = [&](const std::string& why) {
+        browser.click("#pause");
+        EXPECT_TRUE(page.eventually([&] { return shown("token-form"); }));
+        EXPECT_TRUE(contains(text("message"), why)) << text("message");
+        EXPECT_EQ(status(port).state, "running");
+        browser.type("#token-value", token);
+        browser.click("#token-set");
+        EXPECT_EQ(wait_for_status(port, 10s, [](const Status& s) { return s.state == "paused"; }).state, "paused");
+    };
+    pause_asked_for_token("/pause: POST /pause needs the endpoint's token");
     EXPECT_TRUE(page.eventually([&] { return contains(text("message"), "/pause: paused"); })) << text("message");
     EXPECT_FALSE(shown("token-form"));
     EXPECT_EQ(browser.script("return sessionStorage.getItem('rowpump-http-token') !== null"), "true");
@@ -157,14 +159,7 @@ TEST_F(WebPageTest, AsksForTheTokenOnceAndSendsItWithEveryPost) {
 
     // A wrong token kept (changed under the page) is dropped and asked for again.
     browser.script("sessionStorage.setItem('rowpump-http-token', 'wrong-wrong-wrong-wrong'); return 0");
-    browser.click("#pause");
-    EXPECT_TRUE(page.eventually([&] { return shown("token-form"); }));
-    EXPECT_TRUE(contains(text("message"), "not the endpoint's")) << text("message");
-    EXPECT_EQ(status(port).state, "running");
-
-    browser.type("#token-value", token);
-    browser.click("#token-set");
-    EXPECT_EQ(wait_for_status(port, 10s, [](const Status& s) { return s.state == "paused"; }).state, "paused");
+    pause_asked_for_token("/pause: POST /pause sent a token that is not the endpoint's");
     ASSERT_EQ(http_request(port, "POST", "/stop").status, 401) << "curl without the token is refused too";
     run.signal(SIGTERM);
     EXPECT_EQ(finish(run), 3) << run.describe();
