@@ -68,7 +68,11 @@ browser_start "$private_dir"
 # $private_dir/NAME.clients: the /status answers the client had, and Chromium's CPU ticks meanwhile.
 client() {
   local name="$1" variant="$2" answers=0 batch ok
-  until curl -s -o /dev/null "$url/status"; do sleep 0.01; done
+  # Up to 30 s: a run that failed before its endpoint came up ends the script (measure), not this loop.
+  for _ in $(seq 1 3000); do
+    ! curl -s -o /dev/null "$url/status" || break
+    sleep 0.01
+  done
   browser_cpu_snapshot >"$private_dir/browser.before"
   case "$variant" in
     page)
