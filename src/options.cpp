@@ -1,12 +1,9 @@
 #include "rowpump/options.hpp"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "env_secret.hpp"
 #include "rowpump/error.hpp"
 #include "url.hpp"
 #include "url_values.hpp"
@@ -14,31 +11,6 @@
 namespace rowpump {
 
 namespace {
-
-// The whole file but one trailing line end ("\n" or "\r\n", as editors on either system leave it): a
-// password may itself end in spaces. A directory or an unreadable file is an error, never "no password".
-std::string read_secret_file(const std::string& path, const char* variable) {
-    const auto fail = [&](const std::string& why) {
-        throw UsageError(std::string("cannot read the password file named by ") + variable + " (" + path + "): " + why);
-    };
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error)) fail("it is a directory; expected a file holding the password");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) fail(std::strerror(errno));
-    std::string secret = text.str();
-    if (secret.ends_with("\r\n")) secret.resize(secret.size() - 2);
-    else if (secret.ends_with('\n')) secret.pop_back();
-    return secret;
-}
-
-std::string password_from(const char* variable, const char* file_variable) {
-    if (const char* value = std::getenv(variable); value && *value) return value;
-    if (const char* file = std::getenv(file_variable)) return read_secret_file(file, file_variable);
-    return {};
-}
 
 std::chrono::seconds parse_seconds(const std::string& key, const std::string& text, const std::string& url) {
     char* end = nullptr;
@@ -115,7 +87,7 @@ MySqlOptions MySqlOptions::from_env() {
 }
 
 void MySqlOptions::password_from_env() {
-    if (password.empty()) password = password_from("ROWPUMP_MYSQL_PASSWORD", "ROWPUMP_MYSQL_PASSWORD_FILE");
+    if (password.empty()) password = secret_from_env("ROWPUMP_MYSQL_PASSWORD", "ROWPUMP_MYSQL_PASSWORD_FILE", "password");
 }
 
 std::string MySqlOptions::redacted() const {
@@ -133,7 +105,7 @@ std::string MySqlOptions::redacted() const {
 }
 
 void RedisOptions::password_from_env() {
-    if (password.empty()) password = password_from("ROWPUMP_REDIS_PASSWORD", "ROWPUMP_REDIS_PASSWORD_FILE");
+    if (password.empty()) password = secret_from_env("ROWPUMP_REDIS_PASSWORD", "ROWPUMP_REDIS_PASSWORD_FILE", "password");
 }
 
 }  // namespace rowpump

@@ -200,7 +200,9 @@ std::vector<OptionSpec> run_options() {
              "(a throttler such as freno, as gh-ost's --throttle-http)"),
         text(http, "--http", "throttle.http",
              "Serve /status, /metrics and POST /pause, /resume, /stop, /rate, /max-lag, /max-load, /page-size on "
-             "HOST:PORT (PORT alone: 127.0.0.1; no authentication: see docs/throttling.md)"),
+             "HOST:PORT, with a status page at / (PORT alone: 127.0.0.1). POSTs need 'Authorization: Bearer TOKEN' when "
+             "ROWPUMP_HTTP_TOKEN or ROWPUMP_HTTP_TOKEN_FILE holds a token, and are refused without one on an address "
+             "other machines reach; GETs stay open (docs/throttling.md)"),
         real(progress_interval, "--progress-interval", "progress_interval",
              "Seconds between progress lines when stderr is not a terminal, at least 1 (0: none)", progress_interval_bounds,
              JobSpec{}.progress_interval_seconds),

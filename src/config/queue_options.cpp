@@ -82,8 +82,9 @@ std::vector<OptionSpec> consuming() {
              "Redis: consumer name prefix (workers add :<n>); a stable name takes over what a crashed predecessor "
              "held at once (default: <host>:<pid>)"),
         text(metrics_http, "--http", "",
-             "Serve Prometheus metrics on HOST:PORT/metrics (PORT alone: 127.0.0.1): tasks by outcome, in flight, "
-             "durations"),
+             "Serve a status page at /, /status, Prometheus metrics at /metrics (tasks by outcome, in flight, "
+             "durations) and POST /requeue-dead on HOST:PORT (PORT alone: 127.0.0.1); POSTs take the token of "
+             "ROWPUMP_HTTP_TOKEN[_FILE] as backfill's --http does"),
         real(log_interval, "--log-interval", "",
              "Seconds between info lines on stderr with the interval's tasks, rate, outcomes, latency percentiles "
              "(from a task's hand-over to its handler to its answer; --pipe times each answer line) and tasks in "

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <thread>
 
+#include "http/post_guard.hpp"
 #include "http/request_parser.hpp"
 #include "log.hpp"
 #include "rowpump/error.hpp"
@@ -29,6 +30,13 @@ std::vector<std::string> Request::values(const std::string& name) const {
     std::vector<std::string> out;
     for (const auto& [key, value] : query)
         if (key == name) out.push_back(value);
+    return out;
+}
+
+std::vector<std::string> Request::header(std::string_view name) const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : headers)
+        if (iequals(key, name)) out.push_back(value);
     return out;
 }
 
@@ -51,6 +59,8 @@ const char* reason_phrase(int status) {
     switch (status) {
         case 200: return "OK";
         case 400: return "Bad Request";
+        case 401: return "Unauthorized";
+        case 403: return "Forbidden";
         case 404: return "Not Found";
         case 405: return "Method Not Allowed";
         case 408: return "Request Timeout";
@@ -73,7 +83,10 @@ constexpr const char* common_headers =
     "\r\nCache-Control: no-store";
 
 std::string serialize(const Response& response) {
-    return "HTTP/1.1 " + std::to_string(response.status) + " " + reason_phrase(response.status) +
+    // Every 401 here is the token's (post_guard.hpp), and RFC 9110 wants the scheme named with it; a browser
+    // shows no login box of its own for Bearer, so the page asks for the token itself.
+    const char* challenge = response.status == 401 ? "\r\nWWW-Authenticate: Bearer realm=\"rowpump\"" : "";
+    return "HTTP/1.1 " + std::to_string(response.status) + " " + reason_phrase(response.status) + challenge +
            "\r\nContent-Type: " + response.content_type +
            "\r\nContent-Length: " + std::to_string(response.body.size()) + common_headers +
            "\r\nConnection: close\r\n\r\n" + response.body;
@@ -98,6 +111,7 @@ struct Connection {
 
 struct Server::Impl {
     Handler handler;
+    std::optional<PostGuard> guard;  // set before the thread starts
     ListenSocket listener;
     int wake = -1;
     std::vector<Connection> connections;  // the server thread's alone
@@ -215,6 +229,7 @@ void Server::Impl::read_from(Connection& connection, clock::time_point now) {
 }
 
 Response Server::Impl::call_handler(const Request& request) const {
+    if (auto refused = guard->refusal(request)) return *refused;
     try {
         return handler(request);
     } catch (const std::exception& error) {
@@ -254,13 +269,23 @@ Server::Server(const std::string& address, Handler handler, const std::string& w
     impl_->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (impl_->wake < 0) throw Error(std::string("cannot start the HTTP endpoint: eventfd: ") + std::strerror(errno));
     const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-    if (!impl_->listener.loopback)
-        log().warn("{} {} is reachable from other machines, and the endpoint has no authentication: anyone who "
-                   "reaches it can use it. Bind 127.0.0.1 and reach it through an SSH tunnel, or put a proxy that "
-                   "authenticates in front (docs/throttling.md)",
-                   config::option(flag).cli, address);
+    impl_->guard = PostGuard::from_environment(impl_->listener.loopback);
+    const std::string cli = config::option(flag).cli;
+    if (!impl_->listener.loopback && impl_->guard->has_token())
+        log().warn("{} {} is reachable from other machines: POSTs (pause, stop, rate, ...) need the token of "
+                   "ROWPUMP_HTTP_TOKEN[_FILE], but GET / (the page), /status and /metrics are open to whoever reaches "
+                   "it, and plain HTTP carries the token in clear: use it on a network you trust, or put a proxy "
+                   "that speaks TLS in front (docs/throttling.md)",
+                   cli, address);
+    else if (!impl_->listener.loopback)
+        log().warn("{} {} is reachable from other machines and no token is set: POSTs (pause, stop, rate, ...) are "
+                   "refused until ROWPUMP_HTTP_TOKEN or ROWPUMP_HTTP_TOKEN_FILE holds one, while GET / (the page), "
+                   "/status and /metrics are open to whoever reaches it. Set a token, or bind 127.0.0.1 and reach "
+                   "it through an SSH tunnel (docs/throttling.md)",
+                   cli, address);
     impl_->thread = std::thread([impl = impl_.get()] { impl->serve(); });
-    log().info("{} on http://{}:{}/", what, shown, impl_->listener.port);
+    log().info("{} on http://{}:{}/{}", what, shown, impl_->listener.port,
+               impl_->guard->has_token() ? " (POSTs need the token of ROWPUMP_HTTP_TOKEN[_FILE])" : "");
 }
 
 Server::~Server() {

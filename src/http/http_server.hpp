@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,9 +19,13 @@ struct Request {
     std::string path;  // percent-decoded
     // The decoded ?name=value pairs in their order, duplicates kept (so that a handler can refuse them).
     std::vector<std::pair<std::string, std::string>> query;
+    // The header fields as sent (name, value without the blanks around it), in order.
+    std::vector<std::pair<std::string, std::string>> headers;
 
     // Every value given for `name`, in order.
     std::vector<std::string> values(const std::string& name) const;
+    // Every value of the header field `name` (case-insensitive), in order.
+    std::vector<std::string> header(std::string_view name) const;
 };
 
 struct Response {
@@ -35,7 +40,10 @@ class Server {
 public:
     // Binds `address` (parse_address, listen_on: a bad, unresolvable or busy one is a UsageError, before
     // anything runs) and serves `handler` on its own thread until destroyed. The log says "<what> on
-    // http://HOST:PORT/", and warns when the address is reachable from other machines.
+    // http://HOST:PORT/", and warns when the address is reachable from other machines. Requests that can
+    // change something (any method but GET and HEAD) pass the PostGuard first (post_guard.hpp): the token
+    // of ROWPUMP_HTTP_TOKEN[_FILE], read here (an unreadable file or a bad token is a UsageError), and the
+    // Origin check.
     // `flag` is the option that gave the address (--http, throttle.http in a job file), named by its errors.
     Server(const std::string& address, Handler handler, const std::string& what,
            config::OptionId flag = config::OptionId::http);

@@ -9,7 +9,7 @@
 namespace rowpump::http {
 
 // Splits HOST:PORT ([v6]:PORT too); PORT or :PORT alone is 127.0.0.1: the endpoint controls the run
-// and has no authentication, so it is reachable from elsewhere only when a host says so. `flag` names
+// and shows it to whoever reaches it, so it is reachable from elsewhere only when a host says so. `flag` names
 // the option in the error. Throws UsageError.
 std::pair<std::string, int> parse_address(const std::string& address, config::OptionId flag);
 

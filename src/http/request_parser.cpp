@@ -32,12 +32,6 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
     return out;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
-}
-
 std::string_view trim(std::string_view text) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -53,6 +47,12 @@ Parsed refuse(int status, std::string problem) {
 }
 
 }  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
 
 std::optional<std::vector<std::pair<std::string, std::string>>> decode_query(std::string_view query) {
     std::vector<std::pair<std::string, std::string>> pairs;
@@ -111,6 +111,7 @@ Parsed parse_request(std::string_view received, const RequestLimits& limits) {
         if (colon == std::string_view::npos || colon == 0) return refuse(400, "a header field without a name and ':'");
         const std::string_view name = field.substr(0, colon);
         const std::string_view value = trim(field.substr(colon + 1));
+        out.request.headers.emplace_back(std::string(name), std::string(value));
         if (iequals(name, "Transfer-Encoding"))
             return refuse(501, "Transfer-Encoding is not served; send the body with Content-Length");
         if (!iequals(name, "Content-Length")) continue;

@@ -27,6 +27,9 @@ struct Parsed {
 
 Parsed parse_request(std::string_view received, const RequestLimits& limits);
 
+// ASCII letters compared without their case, as header names, schemes and host names are.
+bool iequals(std::string_view a, std::string_view b);
+
 // "a=1&b=%20x&a=2" -> (a,1) (b, x) (a,2): in order, duplicates kept, '+' a space; nullopt for a bad % escape.
 std::optional<std::vector<std::pair<std::string, std::string>>> decode_query(std::string_view query);
 

@@ -18,11 +18,12 @@ cd "$root"
 # plan, key names and job store on the node that owns a queue's slot (docs/DESIGN.md, "Redis Cluster").
 # backend/redis_streams sits beside it: a stream reuses the Redis backend's target, connection options,
 # consumers' options and job store (over its own page writer).
-# config/ is the options' schema, which every layer's errors name options by.
+# config/ is the options' schema, which every layer's errors name options by. crypto/ (hashes, a constant-time
+# compare) sits beside it, below http/, whose POST guard compares tokens with it.
 layers=(
   "."
-  "config"
-  "mysql redis http metrics process crypto"
+  "config crypto"
+  "mysql redis http metrics process"
   "table encode route"
   "paging"
   "partition queue"

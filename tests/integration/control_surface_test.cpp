@@ -13,34 +13,12 @@
 #include <filesystem>
 
 #include "http/http_server.hpp"
+#include "integration/curl_command.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/throttle_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
-
-// What curl prints for `curl -s -X POST URL -w ' %{http_code}'`: the body, a space, the status code.
-struct CurlAnswer {
-    int status = 0;
-    std::string body;
-};
-
-CurlAnswer curl_post(int port, const std::string& target) {
-    const std::string command =
-        "curl -s -X POST 'http://127.0.0.1:" + std::to_string(port) + target + "' -w ' %{http_code}'";
-    std::string output;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[512];
-        while (const std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
-        ::pclose(pipe);
-    }
-    CurlAnswer answer;
-    const auto space = output.rfind(' ');
-    if (space == std::string::npos) return answer;
-    answer.status = std::atoi(output.c_str() + space + 1);
-    answer.body = output.substr(0, space);
-    return answer;
-}
 
 // One value of /status, as JSON text ("500", "\"Threads_running=0\"").
 std::string status_member(int port, const char* name) {

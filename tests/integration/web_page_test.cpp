@@ -3,6 +3,8 @@
 //    /status and the page say so, and no row lands meanwhile), Resume resumes it, the rate field sets the
 //    cap, Stop (after its confirm dialog) stops the run with exit 3; a screenshot is saved;
 //  - the page's answers carry the Content-Security-Policy that keeps its script its own.
+//  - with a token (ROWPUMP_HTTP_TOKEN), the page asks for it once, on the page, when a POST is answered
+//    401, keeps it for the tab and sends it with every POST after.
 // The consumer's page is in web_page_consumer_test.cpp. Skipped only where chromium is not installed.
 #include <rapidjson/document.h>
 
@@ -113,6 +115,54 @@ TEST_F(WebPageTest, ShowsTheRunAndPausesResumesAndStopsItFromItsButtons) {
     browser.accept_dialog();
     EXPECT_EQ(finish(run), 3) << run.describe();
     EXPECT_TRUE(contains(run.err(), "stop requested over HTTP (POST /stop)")) << run.err();
+}
+
+TEST_F(WebPageTest, AsksForTheTokenOnceAndSendsItWithEveryPost) {
+    if (const std::string missing = browser_missing(); !missing.empty()) GTEST_SKIP() << missing;
+    const std::string token = "7e3a9c0b5d1f4a2e8c6b0d9f3a7e1c5b";
+    CliProcess run(slow_backfill(), {{"ROWPUMP_HTTP_TOKEN", token}, {"ROWPUMP_HTTP_TOKEN_FILE", std::nullopt}});
+    const int port = endpoint_port(run);
+    ASSERT_GT(port, 0);
+    Browser browser;
+    ASSERT_TRUE(browser.ready());
+    browser.go("http://127.0.0.1:" + std::to_string(port) + "/");
+    PageView page(browser);
+    const auto shown = [&](const char* id) {
+        return browser.script(std::string("return document.getElementById('") + id + "').hidden") == "false";
+    };
+    const auto text = [&](const char* id) {
+        return browser.script(std::string("return document.getElementById('") + id + "').textContent");
+    };
+    EXPECT_TRUE(page.eventually([&] { return page.integer(rows_shown) >= 0; }));
+    EXPECT_FALSE(shown("token-form")) << "nothing is asked before a POST needs it";
+
+    // Pause is refused (401): the page says why and asks for the token; the run goes on. Given the token,
+    // the pause it held back goes out with it.
+    const auto pause_asked_for_token = [&](const std::string& why) {
+        browser.click("#pause");
+        EXPECT_TRUE(page.eventually([&] { return shown("token-form"); }));
+        EXPECT_TRUE(contains(text("message"), why)) << text("message");
+        EXPECT_EQ(status(port).state, "running");
+        browser.type("#token-value", token);
+        browser.click("#token-set");
+        EXPECT_EQ(wait_for_status(port, 10s, [](const Status& s) { return s.state == "paused"; }).state, "paused");
+    };
+    pause_asked_for_token("/pause: POST /pause needs the endpoint's token");
+    EXPECT_TRUE(page.eventually([&] { return contains(text("message"), "/pause: paused"); })) << text("message");
+    EXPECT_FALSE(shown("token-form"));
+    EXPECT_EQ(browser.script("return sessionStorage.getItem('rowpump-http-token') !== null"), "true");
+
+    // Kept for the tab: Resume needs no asking.
+    browser.click("#resume");
+    EXPECT_EQ(wait_for_status(port, 10s, [](const Status& s) { return s.state == "running"; }).state, "running");
+    EXPECT_FALSE(shown("token-form"));
+
+    // A wrong token kept (changed under the page) is dropped and asked for again.
+    browser.script("sessionStorage.setItem('rowpump-http-token', 'wrong-wrong-wrong-wrong'); return 0");
+    pause_asked_for_token("/pause: POST /pause sent a token that is not the endpoint's");
+    ASSERT_EQ(http_request(port, "POST", "/stop").status, 401) << "curl without the token is refused too";
+    run.signal(SIGTERM);
+    EXPECT_EQ(finish(run), 3) << run.describe();
 }
 
 }  // namespace

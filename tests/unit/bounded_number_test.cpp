@@ -35,7 +35,7 @@ TEST(BoundedNumber, DescribesItsBounds) {
 
 http::Response post(ThrottleGate& gate, const std::string& path,
                     std::vector<std::pair<std::string, std::string>> query) {
-    return throttle::handle_control(gate, http::Request{"POST", path, std::move(query)});
+    return throttle::handle_control(gate, http::Request{"POST", path, std::move(query), {}});
 }
 
 // The endpoint's values, through its handler: what the command line refuses, it refuses, and a value

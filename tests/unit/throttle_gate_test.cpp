@@ -107,7 +107,7 @@ TEST(ThrottleGate, StatusRoundsItsSeconds) {
     gate.pause();
     clock.step(std::chrono::nanoseconds(2971612867));
     gate.resume();
-    const http::Response status = throttle::handle_control(gate, http::Request{"GET", "/status", {}});
+    const http::Response status = throttle::handle_control(gate, http::Request{"GET", "/status", {}, {}});
     ASSERT_EQ(status.status, 200);
     EXPECT_NE(status.body.find("\"held_seconds\":{\"paused\":2.972}"), std::string::npos) << status.body;
     EXPECT_NE(status.body.find("\"rate_limit\":1234.568,"), std::string::npos) << status.body;

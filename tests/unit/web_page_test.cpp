@@ -16,7 +16,7 @@ namespace rowpump {
 namespace {
 
 http::Response get(const std::string& path) {
-    const auto page = http::web_page({"GET", path, {}});
+    const auto page = http::web_page({"GET", path, {}, {}});
     EXPECT_TRUE(page.has_value()) << path;
     return page.value_or(http::Response{});
 }
@@ -27,9 +27,9 @@ TEST(WebPage, ServesThePageItsScriptAndItsStyle) {
     EXPECT_EQ(get("/app.js").content_type, "text/javascript; charset=utf-8");
     EXPECT_EQ(get("/style.css").content_type, "text/css; charset=utf-8");
     for (const char* path : {"/", "/app.js", "/style.css"}) EXPECT_GT(get(path).body.size(), 500u) << path;
-    EXPECT_FALSE(http::web_page({"POST", "/", {}}).has_value());
-    EXPECT_FALSE(http::web_page({"GET", "/status", {}}).has_value());
-    EXPECT_FALSE(http::web_page({"GET", "/app.js.map", {}}).has_value());
+    EXPECT_FALSE(http::web_page({"POST", "/", {}, {}}).has_value());
+    EXPECT_FALSE(http::web_page({"GET", "/status", {}, {}}).has_value());
+    EXPECT_FALSE(http::web_page({"GET", "/app.js.map", {}, {}}).has_value());
 }
 
 TEST(WebPage, LoadsItsScriptAndStyleAsFilesAndHasNoInlineScript) {

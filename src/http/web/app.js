@@ -1,6 +1,6 @@
 // The status page of --http: polls /status on its own origin once a second and draws what it says, a
-// backfill or a consumer (status.kind). Buttons POST to the same endpoint that curl uses; the answer's text
-// is shown as it came. No library, no network beyond this origin (the server's Content-Security-Policy).
+// backfill or a consumer (status.kind). Buttons POST to the same endpoint that curl uses, with the
+// endpoint's token once the page was given it; the answer's text is shown as it came. No library, no network beyond this origin (the server's Content-Security-Policy).
 'use strict';
 
 const poll_ms = 1000;
@@ -212,12 +212,42 @@ async function loop() {
   setTimeout(loop, poll_ms);
 }
 
-// A POST to this origin; its answer's text (or the failure) goes under the controls, and the page looks again.
+// The endpoint's token, when it wants one (a POST answered 401): asked for once on the page, kept in this
+// tab's sessionStorage (gone with the tab, never in a URL or a cookie) and sent as a Bearer header.
+const token_key = 'rowpump-http-token';
+let waiting_for_token = null;  // the path to POST again once the token is given
+
+function ask_for_token(path) {
+  waiting_for_token = path;
+  $('token-form').hidden = false;
+  $('token-value').focus();
+}
+
+function token_given(event) {
+  event.preventDefault();
+  const token = $('token-value').value.trim();
+  if (token === '') { message('enter the token first', true); return; }
+  sessionStorage.setItem(token_key, token);
+  $('token-value').value = '';
+  $('token-form').hidden = true;
+  const path = waiting_for_token;
+  waiting_for_token = null;
+  if (path) post(path);
+}
+
+// A POST to this origin, with the token when there is one; its answer's text (or the failure) goes under the
+// controls, and the page looks again. A 401 (no token, or a wrong one) drops the token kept and asks again.
 async function post(path) {
   try {
-    const response = await fetch(path, {method: 'POST', cache: 'no-store'});
+    const token = sessionStorage.getItem(token_key);
+    const headers = token ? {'Authorization': `Bearer ${token}`} : {};
+    const response = await fetch(path, {method: 'POST', cache: 'no-store', headers});
     const text = (await response.text()).trim();
     message(`${path}: ${text}`, !response.ok);
+    if (response.status === 401) {
+      sessionStorage.removeItem(token_key);
+      ask_for_token(path);
+    }
   } catch (error) {
     message(`${path}: ${error.message}`, true);
   }
@@ -240,5 +270,6 @@ document.addEventListener('DOMContentLoaded', () => {
   $('rate-set').addEventListener('click', () => with_value('rate-value', '/rate'));
   $('page-size-set').addEventListener('click', () => with_value('page-size-value', '/page-size'));
   $('requeue-dead').addEventListener('click', () => post('/requeue-dead'));
+  $('token-form').addEventListener('submit', token_given);
   loop();
 });
