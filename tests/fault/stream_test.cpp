@@ -100,6 +100,28 @@ TEST_F(StreamTest, ABackfillWritesEachRowAsOneEntryOnce) {
     expect_each_row_once(payloads(), rows);
 }
 
+// A page of 2,500 rows goes in three calls of the append script (1,000, 1,000, 500): one range read by one
+// worker keeps the key's order across the calls, plain and fenced by a job id.
+TEST_F(StreamTest, PagesLargerThanOneAppendCallKeepEveryRowOnceInKeyOrder) {
+    constexpr int rows = 5000;
+    const auto table = numbered_table("stream_big_pages", rows);
+    for (const bool with_job : {false, true}) {
+        clear_redis();
+        std::vector<std::string> args{"backfill", "--table", table, "--sink", redis_url_, "--queue", stream_,
+                                      "--push", "xadd", "--partitions", "1", "--workers", "1", "--page-size", "2500",
+                                      "--page-time-ms", "0"};
+        if (with_job) args.insert(args.end(), {"--job-id", job_id_});
+        const CliRun run = run_rowpump(args);
+        ASSERT_EQ(run.exit_code, 0) << run.describe();
+        const auto seen = payloads();
+        expect_each_row_once(seen, rows);
+        std::vector<std::string> expected;
+        for (int i = 1; i <= rows; ++i) expected.push_back("\"id\":" + std::to_string(3 * i) + ",");
+        for (std::size_t i = 0; i < std::min(seen.size(), expected.size()); ++i)
+            ASSERT_NE(seen[i].find(expected[i]), std::string::npos) << "entry " << i << " (job id: " << with_job << "): " << seen[i];
+    }
+}
+
 TEST_F(StreamTest, AMaxlenTrimsTheStreamAsRowsGoIn) {
     const auto table = numbered_table("stream_trim", 3000);
     auto args = backfill(table);

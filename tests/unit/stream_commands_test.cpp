@@ -1,4 +1,4 @@
-// The stream backend without a server: the XADD commands a page is written with, and how a sink or a queue
+// The stream backend without a server: the commands a page is written with (the append script's calls), and how a sink or a queue
 // source is told apart from the lists by the push mode and the consumer group, with the bad input refused
 // in one line (exit 2).
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include "backend/redis/redis_backend.hpp"
 #include "backend/redis_streams/redis_streams_backend.hpp"
 #include "backend/redis_streams/stream_commands.hpp"
+#include "backend/redis_streams/stream_scripts.hpp"
 #include "backend/redis_streams/stream_target.hpp"
 #include "backend/registry/registry.hpp"
 #include "rowpump/consumer.hpp"
@@ -41,24 +42,29 @@ std::string usage_error(const std::function<void()>& action) {
     return "(no UsageError)";
 }
 
-TEST(StreamCommandsTest, EachPayloadIsOneEntryWithAPayloadField) {
+TEST(StreamCommandsTest, APagesEntriesGoInOneCallOfTheAppendScript) {
     redis::StreamCommands commands("orders", 0);
-    EXPECT_EQ(strings(commands.xadd(R"({"id":1})")),
-              (std::vector<std::string>{"XADD", "orders", "*", "payload", R"({"id":1})"}));
-    // The buffer is reused: the next entry's command carries only its own payload.
-    EXPECT_EQ(strings(commands.xadd("")), (std::vector<std::string>{"XADD", "orders", "*", "payload", ""}));
+    const std::vector<std::string_view> payloads{R"({"id":1})", R"({"id":2})"};
+    EXPECT_EQ(strings(commands.append(payloads)),
+              (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "orders", "", R"({"id":1})", R"({"id":2})"}));
+    // The buffer is reused: the next call carries only its own payloads.
+    const std::vector<std::string_view> one{""};
+    EXPECT_EQ(strings(commands.append(one)), (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "orders", "", ""}));
 }
 
-TEST(StreamCommandsTest, AMaxlenTrimsApproximately) {
+TEST(StreamCommandsTest, AMaxlenGoesToEveryXaddOfTheCall) {
     redis::StreamCommands commands("s", 100000);
-    EXPECT_EQ(strings(commands.xadd("p")),
-              (std::vector<std::string>{"XADD", "s", "MAXLEN", "~", "100000", "*", "payload", "p"}));
+    const std::vector<std::string_view> payloads{"p"};
+    EXPECT_EQ(strings(commands.append(payloads)),
+              (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "s", "100000", "p"}));
+    EXPECT_NE(std::string_view(stream_scripts::append).find("'MAXLEN', '~', maxlen, '*', 'payload'"), std::string_view::npos);
 }
 
 TEST(StreamCommandsTest, BinaryPayloadsGoAsTheyAre) {
     redis::StreamCommands commands("s", 0);
     const std::string payload("a\0b\xff", 4);
-    const auto argv = commands.xadd(payload);
+    const std::vector<std::string_view> payloads{payload};
+    const auto argv = commands.append(payloads);
     EXPECT_EQ(argv.back().size(), 4u);
     EXPECT_EQ(std::string(argv.back()), payload);
 }
