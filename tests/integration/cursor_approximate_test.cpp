@@ -132,7 +132,7 @@ TEST_F(CursorApproximateTest, LandsOnThePositionAskedWhenTheBookmarksAreCounted)
 TEST_F(CursorApproximateTest, PastTheCountedRowsTheCalibratedPlacesAreWithinOnePercent) {
     const TableInfo table = describe_table(options(), table_);
     mysql::Connection connection(options());
-    for (const std::string& sort : {"created_at DESC, id DESC", "created_at ASC, id DESC", "id ASC"}) {
+    for (const std::string sort : {"created_at DESC, id DESC", "created_at ASC, id DESC", "id ASC"}) {
         const auto bookmarks = PageBookmarks::build(connection, table, check_sort(table, parse_sort(sort)), false, 30'000);
         ASSERT_TRUE(bookmarks) << sort;
         double worst = 0;
