@@ -1,13 +1,17 @@
 // Cursor pages against OFFSET at depth (issue 31's goals), in process through the library, on the table
 // bench/cursor_vs_offset.sh makes (BENCH_CURSOR_TABLE, created_at DESC, id DESC, KEY (created_at)):
 //   next_page/depth:0 and depth:D    the page after a token (Cursor::page), at the list's start and at D
-//   offset/depth:D                   SELECT ... ORDER BY created_at DESC, id DESC LIMIT D, 20
-//   exact_jump/depth:D               Cursor::jump_exact to the page that starts at D (the same rows)
+//   offset/depth:D                   SELECT id, created_at, title ... ORDER BY created_at DESC, id DESC LIMIT D, 20
+//   exact_jump/depth:D               Cursor::jump_exact to the page that starts at D (the same rows), its
+//                                    bookmarks counted to D before timing: a walk from the one below D
+//   exact_jump_cold/depth:D          a new Cursor's first exact jump: bookmarks placed and calibrated, their
+//                                    gaps counted to D (one walk of D index entries), then the jump
 //   approximate_jump/page:P          Cursor::jump_approximate, bookmarks made before timing
 //   approximate_cold                 a new Cursor's first approximate jump: the bookmarks made, then the jump
-// D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it checks that the
-// three ways to depth D give the same rows, and prints each approximate landing's distance from the row
-// asked (counted exactly once, by COUNT). Real time and CPU time are the client's.
+// D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it prints each
+// approximate landing's distance from the row asked (counted exactly once, by COUNT) from a new Cursor
+// (calibrated by its first million rows only), then checks that the three ways to depth D give the same
+// rows. Each jump prints how it got there. Real time and CPU time are the client's.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -54,7 +58,9 @@ std::vector<std::string> ids(const CursorPage& page) {
 std::vector<std::string> offset_ids(std::uint64_t depth) {
     Setup& s = setup();
     std::vector<std::string> out;
-    auto rows = s.connection->query("SELECT id FROM `" + s.table + "` ORDER BY " + sort_text + " LIMIT " +
+    // The page's columns, as the cursor reads them: with `id` alone, by_created would cover the statement
+    // and the optimizer would walk it instead of scanning and sorting the table.
+    auto rows = s.connection->query("SELECT id, created_at, title FROM `" + s.table + "` ORDER BY " + sort_text + " LIMIT " +
                                     std::to_string(depth) + ", " + std::to_string(page_size));
     while (rows.next()) out.push_back(rows.text(1));
     return out;
@@ -84,6 +90,14 @@ void offset(benchmark::State& state) {
 void exact_jump(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) benchmark::DoNotOptimize(s.cursor->jump_exact(s.depth / page_size + 1, page_size));
+}
+
+void exact_jump_cold(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) {
+        Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+        benchmark::DoNotOptimize(fresh.jump_exact(s.depth / page_size + 1, page_size));
+    }
 }
 
 void approximate_jump(benchmark::State& state) {
@@ -116,36 +130,42 @@ int prepare() {
     const char* depth = std::getenv("BENCH_CURSOR_DEPTH");
     s.depth = (depth ? std::stoull(depth) : s.rows / 2) / page_size * page_size;
     s.cursor = std::make_unique<Cursor>(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+    // Where the approximate jump lands from bookmarks calibrated by their first rows only (a new Cursor,
+    // before any exact jump counts further).
+    const std::uint64_t pages = s.rows / page_size;
+    Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+    for (const std::uint64_t page : {pages / 10, pages / 4, s.depth / page_size + 1, pages * 9 / 10}) {
+        const CursorPage landed = fresh.jump_approximate(page, page_size);
+        const std::uint64_t asked = (page - 1) * page_size;
+        const std::uint64_t at = position_of(landed);
+        const double off = std::fabs(static_cast<double>(at) - static_cast<double>(asked));
+        std::printf("approximate page %llu (row %llu of about %llu): landed on row %llu, %.3f%% of the position, %.3f%% of the table (%s: %s)\n",
+                    static_cast<unsigned long long>(page), static_cast<unsigned long long>(asked),
+                    static_cast<unsigned long long>(landed.total_rows_estimate), static_cast<unsigned long long>(at),
+                    asked ? 100 * off / static_cast<double>(asked) : 0.0, 100 * off / static_cast<double>(s.rows),
+                    to_string(landed.method).c_str(), landed.how.c_str());
+    }
     s.token_at_start = s.cursor->page(PageRequest::first(page_size)).end_cursor;
     const CursorPage before = s.cursor->jump_exact(s.depth / page_size, page_size);
     s.token_at_depth = before.end_cursor;
     const auto expected = offset_ids(s.depth);
     const auto by_token = ids(s.cursor->page(PageRequest::after(s.token_at_depth, page_size)));
-    const auto by_jump = ids(s.cursor->jump_exact(s.depth / page_size + 1, page_size));
+    const CursorPage jumped = s.cursor->jump_exact(s.depth / page_size + 1, page_size);
+    const auto by_jump = ids(jumped);
     if (by_token != expected || by_jump != expected) {
         std::fprintf(stderr, "cursor_jump_bench: the keyset page, the exact jump and OFFSET differ at depth %llu\n",
                      static_cast<unsigned long long>(s.depth));
         return 1;
     }
-    std::printf("table %s: %llu rows; depth %llu: keyset, exact jump and OFFSET give the same 20 rows\n", s.table.c_str(),
-                static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.depth));
-    const std::uint64_t pages = s.rows / page_size;
-    for (const std::uint64_t page : {pages / 10, pages / 4, s.depth / page_size + 1, pages * 9 / 10}) {
-        const CursorPage landed = s.cursor->jump_approximate(page, page_size);
-        const std::uint64_t asked = (page - 1) * page_size;
-        const std::uint64_t at = position_of(landed);
-        const double off = std::fabs(static_cast<double>(at) - static_cast<double>(asked));
-        std::printf("approximate page %llu (row %llu of about %llu): landed on row %llu, %.3f%% of the position, %.3f%% of the table (%s)\n",
-                    static_cast<unsigned long long>(page), static_cast<unsigned long long>(asked),
-                    static_cast<unsigned long long>(landed.total_rows_estimate), static_cast<unsigned long long>(at),
-                    asked ? 100 * off / static_cast<double>(asked) : 0.0, 100 * off / static_cast<double>(s.rows),
-                    to_string(landed.method).c_str());
-    }
+    std::printf("table %s: %llu rows; depth %llu: keyset, exact jump and OFFSET give the same 20 rows; the exact jump %s\n",
+                s.table.c_str(), static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.depth),
+                jumped.how.c_str());
     std::fflush(stdout);
     benchmark::RegisterBenchmark("next_page/depth:0", next_page)->Arg(0)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("next_page/depth:" + std::to_string(s.depth)).c_str(), next_page)->Arg(1)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("offset/depth:" + std::to_string(s.depth)).c_str(), offset)->Iterations(3)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("exact_jump/depth:" + std::to_string(s.depth)).c_str(), exact_jump)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("offset/depth:" + std::to_string(s.depth)).c_str(), offset)->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("exact_jump/depth:" + std::to_string(s.depth)).c_str(), exact_jump)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("exact_jump_cold/depth:" + std::to_string(s.depth)).c_str(), exact_jump_cold)->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("approximate_jump/page", approximate_jump)
         ->Arg(static_cast<std::int64_t>(pages / 4))->Arg(static_cast<std::int64_t>(s.depth / page_size + 1))
         ->Arg(static_cast<std::int64_t>(pages * 9 / 10))->Unit(benchmark::kMillisecond);

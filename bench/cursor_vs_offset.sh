@@ -7,7 +7,9 @@
 #     D, OFFSET at D, the exact jump to the page at D, the approximate jump (warm bookmarks, and a new
 #     Cursor's first jump), BENCH_RUNS repetitions interleaved at random, medians of real time beside the
 #     client's CPU; first it checks that keyset, exact jump and OFFSET give the same rows at D, and prints
-#     how far each approximate landing is from the row asked (counted exactly);
+#     how far each approximate landing is from the row asked (counted exactly); the exact jump warm (its
+#     bookmarks counted) and cold (a new Cursor: bookmarks placed, gaps counted to D, then the jump);
+#     also what OFFSET and the exact jump from the start read (EXPLAIN, Handler_read_* deltas);
 #  3. token encode and verify (build/bench/cursor_token_bench), medians of 5.
 # The table is built once (rows, then the index, sorted) and kept with BENCH_KEEP_TABLE=1.
 #
@@ -37,6 +39,10 @@ if [[ "$present" == 0 ]]; then
        ALTER TABLE $table ADD KEY by_created (created_at); ANALYZE TABLE $table" >/dev/null
   log "made $table in $((SECONDS - started)) s"
 fi
+# Kept bookmark counts need the table's UPDATE_TIME (src/cursor/table_version.hpp), which is NULL until a
+# change after InnoDB loads the table (ADD KEY, a restart): one row added and removed stamps it, the rows
+# as they were.
+sql "INSERT INTO $table VALUES ($((rows + 1)), '2020-01-01', 'stamp'); DELETE FROM $table WHERE id = $((rows + 1))"
 echo "Load (uptime) before: \`$(uptime_line)\`"
 echo
 depth=$((rows / 2 / 20 * 20))
@@ -71,6 +77,21 @@ for name in keyset_depth0 keyset_depth_half offset_depth_half exact_jump_depth_h
   ms="$(sql "$script" | awk -F'\t' 'NF == 3 && $3 ~ /^SELECT/ { printf "%.3f\n", $2 * 1000 }' | median)"
   echo "| $name | $ms | $runs |"
 done
+echo
+
+echo "### What OFFSET and the exact jump from the list's start read (EXPLAIN; the session's Handler_read_* and"
+echo "### the server's Innodb_buffer_pool_reads before and after one run of each)"
+echo
+echo '```'
+for name in offset_depth_half exact_jump_depth_half; do
+  echo "$name:"
+  sql "EXPLAIN ${statements[$name]}" | cut -f1-10
+  counters="SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME IN
+    ('HANDLER_READ_KEY', 'HANDLER_READ_NEXT', 'HANDLER_READ_PREV', 'HANDLER_READ_RND_NEXT', 'INNODB_BUFFER_POOL_READS')"
+  sql "$counters; ${statements[$name]}; $counters" |
+    awk -F'\t' 'NF == 2 && $1 ~ /^[A-Z_]+$/ { if ($1 in first) printf "  %s: +%d\n", $1, $2 - first[$1]; else first[$1] = $2 }'
+done
+echo '```'
 echo
 
 jump_bench="$root/build/bench/cursor_jump_bench"

@@ -11,7 +11,7 @@
 //   GET /items?first=20&page=N            page N, counted exactly in the sort's index
 //   GET /items?first=20&page=N&approximate=1   page about N, from index estimates
 // Answer: {"items": [{column: value, ...}], "pageInfo": {"startCursor", "endCursor", "hasNextPage",
-// "hasPreviousPage"}, "pageNumber", "method", "totalRowsEstimate", "links": [{"page", "offset", "after"}]}.
+// "hasPreviousPage"}, "pageNumber", "method", "how", "totalRowsEstimate", "links": [{"page", "offset", "after"}]}.
 // A bad token or request is a 400 with {"error": "..."}; the token is never used.
 #include <rowpump/cursor.hpp>
 #include <rowpump/error.hpp>
@@ -120,6 +120,7 @@ private:
                ",\"hasPreviousPage\":" + (page.has_previous_page ? "true" : "false") + "}";
         out += ",\"pageNumber\":" + (page.page_number ? std::to_string(page.page_number) : std::string("null"));
         out += ",\"method\":\"" + rowpump::to_string(page.method) + "\"";
+        out += ",\"how\":" + json_string_or_null(page.how);
         out += ",\"totalRowsEstimate\":" +
                (page.total_rows_estimate ? std::to_string(page.total_rows_estimate) : std::string("null"));
         out += ",\"links\":[";

@@ -83,6 +83,9 @@ struct CursorPage {
     PageMethod method = PageMethod::keyset;
     // An approximate jump's estimate of the list's rows ("page about 48,000 of about 100,000"); 0 otherwise.
     std::uint64_t total_rows_estimate = 0;
+    // A jump's way there, in words: from the list's start, or from which bookmark (at an exact or an
+    // estimated row) and how its place was known. Empty for a keyset page.
+    std::string how;
 };
 
 // A link to a page near the current one: read it with PageRequest::after(after, size), or first(size)
@@ -104,12 +107,18 @@ public:
 
     // One page; a bad token throws InvalidCursor before any statement runs.
     CursorPage page(const PageRequest& request);
-    // Page `number` (from 1) exactly: the inner query counts (number - 1) * size entries through the sort's
-    // index (no row is read for them), then joins back for this page's rows. Cost grows with the depth.
+    // Page `number` (from 1) exactly, as of the moment of the count: the inner query counts entries of the
+    // sort's index (no row is read for them), then joins back for this page's rows. Without a filter it
+    // counts from the last bookmark at or before the page whose exact position is known (positions are
+    // counted once, gap by gap, and kept while the table's UPDATE_TIME is unchanged), so the walk is at
+    // most a bookmark's span; else, or when the table changed during the jump, from the list's start
+    // (cost grows with the depth). `how` says which.
     CursorPage jump_exact(std::uint64_t number, std::size_t size);
     // Page about `number`, in milliseconds at any depth: from bookmarks placed by index estimates (the
-    // balanced planner's dives; made on the first call, remade after a minute), then an exact walk of at
-    // most a bookmark's span. Lands within the estimates' error of (number - 1) * size; the page's
+    // balanced planner's dives, their scale calibrated by an exact count of the list's first million rows;
+    // made on the first call, remade after a minute if the table changed), then an exact walk of at most
+    // a bookmark's span. Lands exactly where the bookmark's position is counted and still holds (see
+    // jump_exact), else within the estimates' error of (number - 1) * size; `how` says which. The page's
     // number is `number`, as a label. Without usable estimates (a filter, a first sort column with no
     // axis), it is jump_exact, and says so in `method`.
     CursorPage jump_approximate(std::uint64_t number, std::size_t size);

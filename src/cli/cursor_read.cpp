@@ -47,6 +47,10 @@ std::string page_info_json(const CursorPage& page) {
     out += ",\"page_number\":" + (page.page_number ? std::to_string(page.page_number) : std::string("null"));
     out += ",\"method\":\"" + to_string(page.method) + "\"";
     if (page.total_rows_estimate) out += ",\"total_rows_estimate\":" + std::to_string(page.total_rows_estimate);
+    if (!page.how.empty()) {
+        out += ",\"how\":";
+        append_json_string(page.how, out);
+    }
     out += "}\n";
     return out;
 }
