@@ -104,6 +104,10 @@ void check_worker_options(Format format, const TaskSpec& task) {
         if (!celery.kwargs.empty()) refuse(OptionId::celery_kwargs, "celery", format);
         if (!celery.routing_key.empty()) refuse(OptionId::routing_key, "celery", format);
     }
+    if (format != Format::bullmq) {
+        if (!task.bullmq.job_name.empty()) refuse(OptionId::job_name, "bullmq", format);
+        if (!task.bullmq.job_id.empty()) refuse(OptionId::bullmq_job_id, "bullmq", format);
+    }
     check_names(OptionId::sidekiq_tags, sidekiq.tags);
     check_names(OptionId::celery_kwargs, celery.kwargs);
     std::set<std::string> keys;
@@ -135,6 +139,8 @@ std::string worker_options_text(const TaskSpec& task) {
     if (celery.expires_seconds > 0) text += " expires " + std::to_string(celery.expires_seconds);
     if (!celery.kwargs.empty()) text += " kwargs " + joined(celery.kwargs);
     if (!celery.routing_key.empty()) text += " routing-key " + celery.routing_key;
+    if (!task.bullmq.job_name.empty()) text += " job-name " + task.bullmq.job_name;
+    if (!task.bullmq.job_id.empty()) text += " job-id '" + task.bullmq.job_id + "'";
     return text;
 }
 

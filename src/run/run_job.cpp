@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "backend/derived_fields.hpp"
+#include "backend/redis/redis_backend.hpp"
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "config/option_checks.hpp"
@@ -25,13 +26,31 @@ namespace {
 
 using config::OptionId;
 
+// A BullMQ job is a set of keys, not a payload: it is written to one Redis server, and its prefix is for it alone.
+void check_bullmq_sink(const JobSpec& spec, const Backend& backend) {
+    if (spec.format != Format::bullmq) {
+        if (spec.sink.redis_only.bullmq_prefix != RedisSinkOptions{}.bullmq_prefix)
+            throw config::OptionError({OptionId::bullmq_prefix, " is only read by ", OptionId::format,
+                                       " bullmq (the format is " + format_name(spec.format) + "): remove it"});
+        return;
+    }
+    if (&backend != &redis_backend())
+        throw config::OptionError({OptionId::format, " bullmq writes BullMQ's Redis keys (a hash a job, its id in "
+                                   "wait or delayed, events), and " + redact_url(spec.sink.uri) + " is " +
+                                   std::string(backend.what()) + ": use a redis:// sink"});
+    const std::string& prefix = spec.sink.redis_only.bullmq_prefix;
+    if (prefix.empty() || prefix.find_first_of(" \t\r\n") != std::string::npos)
+        throw config::OptionError({OptionId::bullmq_prefix, " '" + prefix + "': give BullMQ's prefix, e.g. bull"});
+}
+
 // Sidekiq and Celery jobs are written where their workers read them: a Redis sink, or stdout and files to
 // look at them. A MySQL queue table has no such worker.
 void check_worker_format(const JobSpec& spec) {
     check_task_spec(spec.format, spec.task);
+    const Backend& backend = backend_for(spec.sink);
+    check_bullmq_sink(spec, backend);
     if (queue_layout(spec.format) == QueueLayout::rowpump) return;
     const std::string format = format_name(spec.format);
-    const Backend& backend = backend_for(spec.sink);
     if (!backend.traits().worker_formats)
         throw config::OptionError({OptionId::format, " " + format + " writes " + format + "'s Redis keys, and " +
                                                          redact_url(spec.sink.uri) + " is " +
