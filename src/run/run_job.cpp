@@ -72,6 +72,8 @@ void apply_worker_format(JobSpec& spec) {
 // connects.
 void check_key_names(const JobSpec& spec) {
     SinkSpec sink = spec.sink;
+    // BullMQ's keys are checked by BullMQ's writer (a queue name without ':'), not the lists' push plan.
+    if (spec.format == Format::bullmq) sink.layout = QueueLayout::bullmq;
     const Backend& backend = backend_for(sink);
     config::check_state_prefix_applies(spec);
     config::check_redis_names_apply(sink, backend.traits().redis_keys);

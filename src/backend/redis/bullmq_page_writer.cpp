@@ -5,6 +5,7 @@
 
 #include "backend/redis/bullmq_scripts.hpp"
 #include "backend/redis/redis_page_pipeline.hpp"
+#include "config/option_checks.hpp"
 #include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
@@ -28,6 +29,7 @@ BullmqPageWriter::BullmqPageWriter(const RedisQueueKeys& keys)
     if (keys.queue.empty() || keys.queue.find(':') != std::string::npos)
         throw config::OptionError({"BullMQ queue name '" + keys.queue + "': BullMQ needs a name without ':' (its key "
                                    "separator): give it with ", config::OptionId::queue});
+    config::check_redis_names_fit_format(keys.names_given, "bullmq");
     for (std::size_t i = 0; i < keys_.size(); ++i) keys_[i] = job_prefix_ + std::string(key_names[i]);
 }
 
