@@ -48,6 +48,9 @@ struct CeleryTaskOptions {
     double expires_seconds = 0;       // "expires" this long after enqueueing; 0: never
     std::vector<std::string> kwargs;  // columns passed as keyword arguments, left out of the row argument
     std::string routing_key;          // delivery_info's routing key; empty: the queue
+    // properties.priority, 0..9; kombu's Redis transport keeps it in the list of its step
+    // (RedisSinkOptions::celery_priority). nullopt: none given (priority 0, the list Q itself).
+    std::optional<unsigned> priority;
 };
 
 // What a BullMQ job carries besides the row, which is its data.

@@ -74,6 +74,10 @@ struct RedisSinkOptions : RedisKeyNames {
     std::size_t shards = 0;
     // The bullmq layout's key prefix, BullMQ's `prefix` option: keys are <prefix>:<queue>:wait and so on.
     std::string bullmq_prefix = "bull";
+    // The celery layout's priority (TaskSpec's, copied by run_job): kombu's Redis transport LPUSHes a message
+    // of priority p to Q, or to Q\x06\x16<step> for the largest of its priority_steps (0, 3, 6, 9) <= p
+    // when that step is not 0, and its workers BRPOP those lists, step 0 first.
+    unsigned celery_priority = 0;
 };
 
 struct SinkSpec {

@@ -124,6 +124,9 @@ std::vector<OptionSpec> sink_options() {
               "--format celery: columns passed as keyword arguments, left out of the row argument"),
         text(routing_key, "--routing-key", "sink.routing_key",
              "--format celery: the message's routing key (default: the queue)"),
+        text(celery_priority, "--celery-priority", "sink.celery_priority",
+             "--format celery: the message's priority, 0 to 9; kombu's Redis transport keeps each of its steps (0, "
+             "3, 6, 9) in a list of its own, Q\\x06\\x16<step>, and its workers take step 0 first"),
         text(job_name, "--job-name", "sink.job_name",
              "--format bullmq: the jobs' name, job.name in the Worker's processor"),
         text(bullmq_job_id, "--bullmq-job-id", "sink.bullmq_job_id",

@@ -38,6 +38,7 @@
 //     celery_expires: 3600           # format celery: seconds until a task not yet started is revoked
 //     celery_kwargs: [name, amount]  # columns passed as keyword arguments
 //     routing_key: billing.invoice   # delivery_info's routing key (default: the queue)
+//     celery_priority: 5             # format celery: 0..9, kombu's list Q\x06\x16<step> for steps 3, 6, 9
 //     job_name: invoice              # format bullmq: the jobs' name
 //     bullmq_job_id: "order-{id}"    # format bullmq: each job's id from its row (default: BullMQ's counter)
 //     bullmq_prefix: bull            # format bullmq: BullMQ's key prefix

@@ -69,6 +69,10 @@ std::optional<Field> read_worker_options(const Section& sink, TaskSpec& task) {
     if (auto expires = read_option(sink, OptionId::celery_expires, task.celery.expires_seconds)) last = expires;
     if (auto kwargs = read_option(sink, OptionId::celery_kwargs, task.celery.kwargs)) last = kwargs;
     if (auto key = read_option(sink, OptionId::routing_key, task.celery.routing_key)) last = key;
+    if (auto priority = read_option(sink, OptionId::celery_priority, text)) {
+        at_field(*priority, [&] { read_celery_priority(text, task.celery); });
+        last = priority;
+    }
     if (auto name = read_option(sink, OptionId::job_name, task.bullmq.job_name)) last = name;
     if (auto id = read_option(sink, OptionId::bullmq_job_id, task.bullmq.job_id)) last = id;
     return last;

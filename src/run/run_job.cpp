@@ -66,6 +66,7 @@ void apply_worker_format(JobSpec& spec) {
     spec.sink.layout = queue_layout(spec.format);
     if (spec.sink.queue.empty()) spec.sink.queue = default_queue(spec.format);
     spec.task.queue = spec.sink.queue;
+    spec.sink.redis_only.celery_priority = spec.task.celery.priority.value_or(0);
 }
 
 // Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
