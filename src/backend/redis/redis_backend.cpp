@@ -32,8 +32,12 @@ public:
     }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
-        if (spec.layout == QueueLayout::bullmq) const redis::BullmqPageWriter writer(redis_queue_keys(spec));
-        else const redis::PushPlan plan(redis_queue_keys(spec));
+        // Each throws UsageError for names it cannot write.
+        if (spec.layout == QueueLayout::bullmq) {
+            const redis::BullmqPageWriter writer(redis_queue_keys(spec));
+        } else {
+            const redis::PushPlan plan(redis_queue_keys(spec));
+        }
         if (state_prefix) redis::check_state_prefix(*state_prefix);
     }
 
