@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "backend/redis/bullmq_scripts.hpp"
+#include "backend/redis/redis_job_scripts.hpp"
 #include "backend/redis/redis_page_pipeline.hpp"
 #include "config/option_checks.hpp"
 #include "config/option_error.hpp"
@@ -81,9 +82,12 @@ bool BullmqPageWriter::write(Connection& connection, const std::vector<Message>&
     add.insert(add.end(), keys_.begin(), keys_.end());
     add.insert(add.end(), arguments_.begin(), arguments_.end());
     pipeline.send(add);
-    std::vector<std::string_view> move{"EVAL", bullmq_scripts::move_checkpoint, "9", fence->range_key};
+    // The lists' move, told BullMQ's key types: when add_jobs refused a key of another type, it refuses too,
+    // and the checkpoint stays.
+    std::vector<std::string_view> move{"EVAL", redis_scripts::move_checkpoint, "9", fence->range_key};
     move.insert(move.end(), keys_.begin(), keys_.end());
     move.insert(move.end(), fence->arguments.begin(), fence->arguments.end());
+    move.insert(move.end(), key_types.begin(), key_types.end());
     const Reply result = pipeline.commit(move);
     if (result.is_nil()) return false;
     // Errors inside EXEC come back as its elements: the add's refusal of a key, or the move's.

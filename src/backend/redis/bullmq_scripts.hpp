@@ -89,22 +89,4 @@ end
 return added
 )lua";
 
-// A fenced page's checkpoint move (redis_job_scripts.hpp's move_checkpoint, for BullMQ's keys): KEYS =
-// range, then add_jobs's KEYS; ARGV = lease ms, last key, rows. Run after add_jobs in the page's MULTI:
-// when add_jobs refused a key of another type, this refuses too, and the checkpoint stays.
-inline const char* const move_checkpoint = R"lua(
-local want = {'list', 'list', 'hash', 'string', 'zset', 'list', 'stream', 'zset'}
-for i = 2, #KEYS do
-  local t = redis.call('TYPE', KEYS[i]).ok
-  if t ~= want[i - 1] and t ~= 'none' then
-    return redis.error_reply('ROWPUMP ' .. KEYS[i] .. ' is a ' .. t .. ', not a ' .. want[i - 1] .. ': checkpoint not moved')
-  end
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('HSET', KEYS[1], 'last_key', ARGV[2], 'lease_until', now + tonumber(ARGV[1]), 'written_at', now)
-redis.call('HINCRBY', KEYS[1], 'rows_written', ARGV[3])
-return 1
-)lua";
-
 }  // namespace rowpump::redis::bullmq_scripts
