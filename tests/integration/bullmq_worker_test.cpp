@@ -146,10 +146,10 @@ TEST_F(BullmqWorkerTest, WorkerProcessesEveryRowOnceWithTheKeysAddBulkLeaves) {
     for (const auto& [row, id] : ids) distinct.insert(id);
     EXPECT_EQ(distinct.size(), 300u);
     EXPECT_EQ(redis_->command({"GET", keys_ + "id"}).text, "300");
-    for (const auto& run : runs) {
-        EXPECT_EQ(run["delay"].GetInt64(), 0);
-        EXPECT_FALSE(run["opts"].HasMember("delay"));
-        EXPECT_EQ(run["opts"]["attempts"].GetInt(), 0) << "as Queue.addBulk's default options";
+    for (const auto& job : runs) {
+        EXPECT_EQ(job["delay"].GetInt64(), 0);
+        EXPECT_FALSE(job["opts"].HasMember("delay"));
+        EXPECT_EQ(job["opts"]["attempts"].GetInt(), 0) << "as Queue.addBulk's default options";
     }
     // What a Worker does not read but QueueEvents and dashboards do.
     EXPECT_EQ(redis_->command({"HGET", keys_ + "meta", "opts.maxLenEvents"}).text, "10000");
