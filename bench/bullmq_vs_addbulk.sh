@@ -58,7 +58,7 @@ clear_queue() {
   while IFS= read -r key; do
     keys+=("$key")
     ((${#keys[@]} < 5000)) || { redis UNLINK "${keys[@]}" >/dev/null; keys=(); }
-  done < <(redis --scan --pattern "$prefix:$queue:*" --count 10000)
+  done < <(redis --scan --pattern "$prefix:$queue:*")
   ((${#keys[@]} == 0)) || redis UNLINK "${keys[@]}" >/dev/null
 }
 created_small=0
