@@ -6,10 +6,10 @@
 // commands in the same order per job, so a Worker, QueueEvents and Bull Board see what addBulk leaves.
 // What a rowpump job never has is left out: parents, repeat keys, deduplication, priorities, LIFO.
 //
-// Per job: INCR id (BullMQ counts every add, a custom id too); a custom id whose hash exists is skipped
-// with a "duplicated" event, as BullMQ does; else HMSET <prefix>:<queue>:<id> name data opts timestamp
-// delay priority, XADD events "added"; a ready job is LPUSHed to wait (paused when meta has "paused"),
-// with a "waiting" event; a delayed one is ZADDed to delayed with BullMQ's score, (timestamp + delay) *
+// Per job: INCR id (BullMQ counts every add, a custom id too; here one INCRBY a page); a custom id whose
+// hash exists is skipped with a "duplicated" event, as BullMQ does; else HMSET <prefix>:<queue>:<id> name
+// data opts timestamp delay priority, XADD events "added"; a ready job is LPUSHed to wait (paused when meta
+// has "paused"; here one LPUSH of the page's ready ids, which leaves the same list), with a "waiting" event; a delayed one is ZADDed to delayed with BullMQ's score, (timestamp + delay) *
 // 0x1000 plus its place among the jobs due in that millisecond, with a "delayed" event. Once a page (the
 // final state is the same as once a job): meta's opts.maxLenEvents (default 10000, which every XADD
 // with MAXLEN ~ trims to), marker 0 "0" when a ready job went to an unpaused, unmaxed wait, and marker
@@ -43,9 +43,14 @@ elseif attributes[2] and rcall('LLEN', activeKey) >= tonumber(attributes[2]) the
   pausedOrMaxed = true
 end
 local prefix, timestamp = ARGV[1], ARGV[2]
-local added, ready, delayed = 0, 0, 0
+local jobs = (#ARGV - 2) / 4
+-- One INCRBY and one LPUSH a page leave what an INCR and an LPUSH a job leave: the same counter, the same
+-- ids, the same list order.
+local counter = rcall('INCRBY', idKey, jobs) - jobs
+local ready = {}
+local added, delayed = 0, 0
 for i = 3, #ARGV, 4 do
-  local counter = rcall('INCR', idKey)
+  counter = counter + 1
   local jobId, name, data, delay = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local custom = jobId ~= ''
   if not custom then jobId = counter .. '' end
@@ -53,11 +58,15 @@ for i = 3, #ARGV, 4 do
   if custom and rcall('EXISTS', jobKey) == 1 then
     rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'duplicated', 'jobId', jobId)
   else
-    local opts = {attempts = 0}
-    if custom then opts['jobId'] = jobId end
-    if delay > 0 then opts['delay'] = delay end
-    rcall('HMSET', jobKey, 'name', name, 'data', data, 'opts', cjson.encode(opts), 'timestamp', timestamp,
-          'delay', delay, 'priority', 0)
+    local opts = '{"attempts":0}'
+    if custom or delay > 0 then
+      local fields = {attempts = 0}
+      if custom then fields['jobId'] = jobId end
+      if delay > 0 then fields['delay'] = delay end
+      opts = cjson.encode(fields)
+    end
+    rcall('HSET', jobKey, 'name', name, 'data', data, 'opts', opts, 'timestamp', timestamp, 'delay', delay,
+          'priority', 0)
     rcall('XADD', eventsKey, '*', 'event', 'added', 'jobId', jobId, 'name', name)
     if delay > 0 then
       local due = tonumber(timestamp) + delay
@@ -73,14 +82,16 @@ for i = 3, #ARGV, 4 do
       rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'delayed', 'jobId', jobId, 'delay', due)
       delayed = delayed + 1
     else
-      rcall('LPUSH', target, jobId)
+      ready[#ready + 1] = jobId
       rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'waiting', 'jobId', jobId)
-      ready = ready + 1
     end
     added = added + 1
   end
 end
-if ready > 0 and not pausedOrMaxed then rcall('ZADD', markerKey, 0, '0') end
+for first = 1, #ready, 1000 do
+  rcall('LPUSH', target, unpack(ready, first, math.min(first + 999, #ready)))
+end
+if #ready > 0 and not pausedOrMaxed then rcall('ZADD', markerKey, 0, '0') end
 if delayed > 0 then
   local first = rcall('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
   local nextScore = tonumber(first[2])
