@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that rowpump needs to build, test and run its local servers.
-# Idempotent: installs only what is missing, and refreshes the package lists only then.
+# Idempotent: installs only what is missing, and refreshes the package lists only then. Then the npm
+# packages of the BullMQ worker and bench peer (tests/workers/bullmq, pinned in its package-lock.json) with
+# `npm ci`, only when they are missing or the lock file changed since.
 #
 #   scripts/setup.sh            build, test and server packages
 #   scripts/setup.sh --bench    also the peers the benchmarks compare against (or ROWPUMP_SETUP_BENCH=1)
@@ -21,6 +23,10 @@ packages=(
   libcpp-httplib-dev chromium chromium-driver
 )
 bench_packages=(mydumper gnuplot-nox hyperfine time ruby-mysql2)
+# Node for the BullMQ worker (tests/workers/bullmq): Debian's, unless a node is already installed.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 with_bench="${ROWPUMP_SETUP_BENCH:-0}"
 for arg in "$@"; do
@@ -42,8 +48,24 @@ for package in "${packages[@]}"; do
   fi
 done
 
+# npm ci of tests/workers/bullmq when node_modules is missing or was installed from another lock file.
+install_node_packages() {
+  local dir stamp lock_sum
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/workers/bullmq"
+  stamp="$dir/node_modules/.rowpump-lock.sha256"
+  lock_sum="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$lock_sum" ]]; then
+    echo "setup.sh: the npm packages of tests/workers/bullmq are installed"
+    return
+  fi
+  echo "setup.sh: npm ci in tests/workers/bullmq"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" >"$stamp"
+}
+
 if (( ${#missing[@]} == 0 )); then
   echo "setup.sh: all ${#packages[@]} packages are installed"
+  install_node_packages
   exit 0
 fi
 
@@ -69,3 +91,4 @@ echo "setup.sh: installing ${missing[*]}"
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_node_packages

@@ -15,10 +15,10 @@ namespace ROWPUMP_EXPORT rowpump {
 
 // json and csv are rowpump's own payloads, template a payload of the user's; sidekiq and celery are jobs
 // that those frameworks' workers run unchanged, activejob a Rails ActiveJob enqueued through its Sidekiq
-// adapter (docs/worker-formats.md, docs/payloads-and-names.md).
-enum class Format { json, csv, sidekiq, celery, payload_template, activejob };
+// adapter, bullmq a BullMQ 5 job in its Redis keys (docs/worker-formats.md, docs/payloads-and-names.md).
+enum class Format { json, csv, sidekiq, celery, payload_template, activejob, bullmq };
 
-// "json", "csv", "sidekiq", "activejob", "celery" or "template"; throws UsageError otherwise.
+// "json", "csv", "sidekiq", "activejob", "celery", "bullmq" or "template"; throws UsageError otherwise.
 Format parse_format(const std::string& name);
 std::string format_name(Format format);
 // The Redis key layout a format is written with: sidekiq and celery jobs go where their workers look
@@ -48,6 +48,16 @@ struct CeleryTaskOptions {
     double expires_seconds = 0;       // "expires" this long after enqueueing; 0: never
     std::vector<std::string> kwargs;  // columns passed as keyword arguments, left out of the row argument
     std::string routing_key;          // delivery_info's routing key; empty: the queue
+    // properties.priority, 0..9; kombu's Redis transport keeps it in the list of its step
+    // (RedisSinkOptions::celery_priority). nullopt: none given (priority 0, the list Q itself).
+    std::optional<unsigned> priority;
+};
+
+// What a BullMQ job carries besides the row, which is its data.
+struct BullmqJobOptions {
+    std::string job_name;  // the job's name, job.name in a Worker's processor
+    // The job's custom id, a brace template over the row's columns ("order-{id}"); empty: BullMQ's counter.
+    std::string job_id;
 };
 
 // What a worker format needs beside the row: the job's class (Sidekiq) or task name (Celery), and the
@@ -59,6 +69,7 @@ struct TaskSpec {
     SidekiqTimestamps sidekiq_timestamps = SidekiqTimestamps::seconds;
     SidekiqJobOptions sidekiq;
     CeleryTaskOptions celery;
+    BullmqJobOptions bullmq;
 };
 
 // Throws UsageError when `task` does not fit `format`: a worker format without its class or task name,

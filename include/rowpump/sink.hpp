@@ -37,8 +37,10 @@ enum class PushSide { right, left, xadd };
 //            scored by their due time in float seconds, as Sidekiq's client writes them;
 //   celery:  LPUSH to the list Q, as kombu's Redis transport does; a delayed task is pushed at once, its
 //            eta in its headers, and the worker holds it until then.
+//   bullmq:  BullMQ 5's keys under <prefix>:Q: (a job hash each, its id in `wait` or `delayed`, `id`, `meta`,
+//            `events`, `marker`), as Queue.addBulk leaves them (backend/redis/bullmq_scripts.hpp).
 // Sidekiq and Celery workers BRPOP, so their layouts always LPUSH: `push` is for the rowpump layout.
-enum class QueueLayout { rowpump, sidekiq, celery };
+enum class QueueLayout { rowpump, sidekiq, celery, bullmq };
 // The unit of the delayed set's scores: Unix milliseconds (rowpump's own), or seconds (what a consumer
 // comparing them with time() expects; milliseconds become a decimal fraction).
 enum class DelayScore { milliseconds, seconds };
@@ -70,6 +72,12 @@ struct RedisSinkOptions : RedisKeyNames {
     // Spread the queue over this many shards, the queues {queue:0} ... {queue:N-1}, each in its own hash
     // slot of a Redis Cluster (--shards N; 0: one queue, as named). Each page goes whole to one shard.
     std::size_t shards = 0;
+    // The bullmq layout's key prefix, BullMQ's `prefix` option: keys are <prefix>:<queue>:wait and so on.
+    std::string bullmq_prefix = "bull";
+    // The celery layout's priority (TaskSpec's, copied by run_job): kombu's Redis transport LPUSHes a message
+    // of priority p to Q, or to Q\x06\x16<step> for the largest of its priority_steps (0, 3, 6, 9) <= p
+    // when that step is not 0, and its workers BRPOP those lists, step 0 first.
+    unsigned celery_priority = 0;
 };
 
 struct SinkSpec {

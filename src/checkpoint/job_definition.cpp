@@ -34,6 +34,7 @@ std::string payload_and_names(const JobSpec& spec) {
     if (redis.delay_score == DelayScore::seconds) text += " delay-score s";
     if (redis.delayed_members == DelayedMembers::bare) text += " delayed-members bare";
     if (spec.sink.push == PushSide::xadd) text += " stream";
+    if (redis.bullmq_prefix != defaults.bullmq_prefix) text += " bullmq-prefix " + redis.bullmq_prefix;
     return text;
 }
 

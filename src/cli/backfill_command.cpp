@@ -119,6 +119,7 @@ JobSpec job_spec(const BackfillOptions& options) {
     static_cast<RedisKeyNames&>(spec.sink.redis_only) = options.redis_names;
     spec.sink.redis_only.delayed_members = options.delayed_members;
     spec.sink.redis_only.stream_maxlen = options.stream_maxlen;
+    spec.sink.redis_only.bullmq_prefix = options.worker.bullmq_prefix;
     spec.state_prefix = options.state_prefix;
     if (!options.redis_wait.empty()) redis::parse_redis_wait(options.redis_wait, spec.sink);
     spec.sink.redis_only.shards = options.shards;

@@ -10,7 +10,9 @@ void add_worker_flags(CLI::App& command, WorkerFlags& flags) {
     add_schema_options(command, {{sidekiq_retry, flags.sidekiq_retry}, {sidekiq_dead, flags.sidekiq_dead},
                                  {sidekiq_field, flags.sidekiq_fields}, {sidekiq_tags, flags.sidekiq_tags},
                                  {celery_expires, flags.celery_expires}, {celery_kwargs, flags.celery_kwargs},
-                                 {routing_key, flags.routing_key}});
+                                 {routing_key, flags.routing_key},
+                                 {celery_priority, flags.celery_priority}, {job_name, flags.job_name},
+                                 {bullmq_job_id, flags.bullmq_job_id}, {bullmq_prefix, flags.bullmq_prefix}});
 }
 
 void apply_worker_flags(const WorkerFlags& flags, TaskSpec& task) {
@@ -21,6 +23,9 @@ void apply_worker_flags(const WorkerFlags& flags, TaskSpec& task) {
     task.celery.expires_seconds = flags.celery_expires;
     task.celery.kwargs = flags.celery_kwargs;
     task.celery.routing_key = flags.routing_key;
+    read_celery_priority(flags.celery_priority, task.celery);
+    task.bullmq.job_name = flags.job_name;
+    task.bullmq.job_id = flags.bullmq_job_id;
 }
 
 }  // namespace rowpump::cli

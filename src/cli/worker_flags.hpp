@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rowpump/encode.hpp"
+#include "rowpump/sink.hpp"
 
 namespace rowpump::cli {
 
@@ -18,6 +19,10 @@ struct WorkerFlags {
     double celery_expires = 0;
     std::vector<std::string> celery_kwargs;
     std::string routing_key;
+    std::string celery_priority;  // "" (none) or 0..9
+    std::string job_name;       // --format bullmq
+    std::string bullmq_job_id;  // a brace template over the row
+    std::string bullmq_prefix = RedisSinkOptions{}.bullmq_prefix;  // a sink option: backfill_command sets it
 };
 
 void add_worker_flags(CLI::App& command, WorkerFlags& flags);

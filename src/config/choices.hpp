@@ -51,7 +51,8 @@ struct ChoiceTable<Format> {
                                                  {"template", Format::payload_template},
                                                  {"sidekiq", Format::sidekiq},
                                                  {"activejob", Format::activejob},
-                                                 {"celery", Format::celery}};
+                                                 {"celery", Format::celery},
+                                                 {"bullmq", Format::bullmq}};
 };
 template <>
 struct ChoiceTable<BigNumbers> {

@@ -85,7 +85,7 @@ std::vector<OptionSpec> sink_options() {
         text(queue, "--queue", "sink.queue", "Redis list (key prefix) or MySQL queue table"),
         choice(format, "--format", "sink.format",
                "Payload format: json, csv, template (--template), or jobs for existing workers: sidekiq, "
-               "activejob (Rails ActiveJob on Sidekiq), celery (docs/worker-formats.md)",
+               "activejob (Rails ActiveJob on Sidekiq), celery, bullmq (docs/worker-formats.md)",
                Format::json),
         choice(push, "--push", "sink.push", "Redis push side: rpush (the default), lpush, or xadd (one entry a row into the stream --queue; "
                "docs/streams.md); not with sidekiq, activejob or celery",
@@ -124,6 +124,16 @@ std::vector<OptionSpec> sink_options() {
               "--format celery: columns passed as keyword arguments, left out of the row argument"),
         text(routing_key, "--routing-key", "sink.routing_key",
              "--format celery: the message's routing key (default: the queue)"),
+        text(celery_priority, "--celery-priority", "sink.celery_priority",
+             "--format celery: the message's priority, 0 to 9; kombu's Redis transport keeps each of its steps (0, "
+             "3, 6, 9) in a list of its own, Q\\x06\\x16<step>, and its workers take step 0 first"),
+        text(job_name, "--job-name", "sink.job_name",
+             "--format bullmq: the jobs' name, job.name in the Worker's processor"),
+        text(bullmq_job_id, "--bullmq-job-id", "sink.bullmq_job_id",
+             "--format bullmq: each job's id from its row, a template such as 'order-{id}' ({column} the value; "
+             "default: BullMQ's counter). An id already in the queue is skipped, as BullMQ does"),
+        text(bullmq_prefix, "--bullmq-prefix", "sink.bullmq_prefix",
+             "--format bullmq: BullMQ's key prefix (its `prefix` option), keys <prefix>:<queue>:wait ...", "bull"),
         text(payload_template, "--template", "sink.template",
              "--format template: {column} raw value, {column:json}, {row} (the row's JSON), {{ }} braces"),
         choice(big_numbers, "--big-numbers", "sink.big_numbers",

@@ -77,7 +77,8 @@ public:
                    "\", \"delivery_mode\": 2, \"delivery_info\": {\"exchange\": \"\", \"routing_key\": ";
         append_json_string(task.celery.routing_key.empty() ? task.queue : task.celery.routing_key, routing_);
         expires_us_ = static_cast<std::int64_t>(task.celery.expires_seconds * 1e6);
-        routing_ += "}, \"priority\": 0, \"body_encoding\": \"base64\", \"delivery_tag\": \"";
+        routing_ += "}, \"priority\": " + std::to_string(task.celery.priority.value_or(0)) +
+                    ", \"body_encoding\": \"base64\", \"delivery_tag\": \"";
     }
 
     void wrap(std::string_view argument_json, const TaskTimes& times, std::string& out) const override {

@@ -36,6 +36,8 @@ std::unique_ptr<TaskEnvelope> make_sidekiq_envelope(const TaskSpec& task, std::s
 std::unique_ptr<TaskEnvelope> make_celery_envelope(const TaskSpec& task);
 // ActiveJob's job through its Sidekiq adapter, around one argument already in ActiveJob's serialization.
 std::unique_ptr<TaskEnvelope> make_activejob_envelope(const TaskSpec& task);
+// BullMQ's job parts, "<id>\n<name>\n<data>" (bullmq_encoder.cpp).
+std::unique_ptr<RowEncoder> make_bullmq_encoder(std::vector<Column> columns, const TaskSpec& task, JsonStyle style);
 // The page columns `picked` (indexes into `columns`) as one JSON object, values as the JSON format's.
 std::unique_ptr<RowEncoder> make_column_subset(std::vector<Column> columns, std::vector<std::size_t> picked,
                                                JsonStyle style);

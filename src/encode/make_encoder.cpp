@@ -18,6 +18,7 @@ std::string format_name(Format format) {
 QueueLayout queue_layout(Format format) {
     if (format == Format::sidekiq || format == Format::activejob) return QueueLayout::sidekiq;
     if (format == Format::celery) return QueueLayout::celery;
+    if (format == Format::bullmq) return QueueLayout::bullmq;
     return QueueLayout::rowpump;
 }
 
@@ -45,6 +46,7 @@ std::unique_ptr<RowEncoder> make_encoder(Format format, std::vector<Column> colu
         case Format::sidekiq:
         case Format::activejob:
         case Format::celery: return make_worker_encoder(format, std::move(columns), task, json_style(payload));
+        case Format::bullmq: return make_bullmq_encoder(std::move(columns), task, json_style(payload));
         case Format::payload_template:
             return make_template_encoder(payload.template_text, std::move(columns), json_style(payload));
     }

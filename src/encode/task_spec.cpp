@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "config/option_error.hpp"
+#include "encode/bullmq_job_id.hpp"
 #include "encode/worker_options.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/error.hpp"
@@ -73,11 +74,12 @@ void check_task_spec(Format format, const TaskSpec& task) {
     } else if (!task.task.empty()) {
         refuse_without_owner("a task name is given, but it is only used by ", "celery", OptionId::task, name);
     }
+    if (format == Format::bullmq) check_bullmq_task(task);
     if (!sidekiq_job && task.sidekiq_timestamps != SidekiqTimestamps::seconds)
         refuse_without_owner("Sidekiq timestamps in ms are only written by ", "sidekiq", OptionId::sidekiq_timestamps,
                              name);
     check_worker_options(format, task);
-    if ((sidekiq_job || format == Format::celery) && has_control_or_space(task.queue))
+    if ((sidekiq_job || format == Format::celery || format == Format::bullmq) && has_control_or_space(task.queue))
         throw OptionError({"queue name '" + task.queue + "' holds a space or control character: ", OptionId::format,
                            " " + name + " needs a queue name its workers can be told (-q / -Q)"});
 }

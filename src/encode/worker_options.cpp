@@ -74,6 +74,17 @@ void read_sidekiq_retry(const std::string& text, SidekiqJobOptions& options) {
     options.retries = count;
 }
 
+void read_celery_priority(const std::string& text, CeleryTaskOptions& options) {
+    options.priority.reset();
+    if (text.empty()) return;
+    unsigned priority = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), priority);
+    if (error != std::errc() || end != text.data() + text.size() || priority > 9)
+        throw OptionError({OptionId::celery_priority, " '" + text + "': expected a priority from 0 to 9, as kombu "
+                                                      "reads a message's properties.priority"});
+    options.priority = priority;
+}
+
 void read_sidekiq_dead(const std::string& text, SidekiqJobOptions& options) {
     if (text != "true" && text != "false")
         throw OptionError({OptionId::sidekiq_dead, " '" + text + "': expected true or false"});
@@ -103,6 +114,11 @@ void check_worker_options(Format format, const TaskSpec& task) {
         if (celery.expires_seconds > 0) refuse(OptionId::celery_expires, "celery", format);
         if (!celery.kwargs.empty()) refuse(OptionId::celery_kwargs, "celery", format);
         if (!celery.routing_key.empty()) refuse(OptionId::routing_key, "celery", format);
+        if (celery.priority) refuse(OptionId::celery_priority, "celery", format);
+    }
+    if (format != Format::bullmq) {
+        if (!task.bullmq.job_name.empty()) refuse(OptionId::job_name, "bullmq", format);
+        if (!task.bullmq.job_id.empty()) refuse(OptionId::bullmq_job_id, "bullmq", format);
     }
     check_names(OptionId::sidekiq_tags, sidekiq.tags);
     check_names(OptionId::celery_kwargs, celery.kwargs);
@@ -135,6 +151,9 @@ std::string worker_options_text(const TaskSpec& task) {
     if (celery.expires_seconds > 0) text += " expires " + std::to_string(celery.expires_seconds);
     if (!celery.kwargs.empty()) text += " kwargs " + joined(celery.kwargs);
     if (!celery.routing_key.empty()) text += " routing-key " + celery.routing_key;
+    if (celery.priority) text += " priority " + std::to_string(*celery.priority);
+    if (!task.bullmq.job_name.empty()) text += " job-name " + task.bullmq.job_name;
+    if (!task.bullmq.job_id.empty()) text += " job-id '" + task.bullmq.job_id + "'";
     return text;
 }
 

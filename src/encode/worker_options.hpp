@@ -16,6 +16,9 @@ void read_sidekiq_dead(const std::string& text, SidekiqJobOptions& options);
 // Each "K=V": one more key of the job; K must be none of the keys Sidekiq or the job writes itself.
 void read_sidekiq_fields(const std::vector<std::string>& pairs, SidekiqJobOptions& options);
 
+// "" (none given) or a priority 0..9, as kombu reads a message's properties.priority.
+void read_celery_priority(const std::string& text, CeleryTaskOptions& options);
+
 // Throws config::OptionError for a worker option given to a format that does not read it, a tag or kwargs
 // column given twice or empty, a field key that clashes, a routing key with a space or control character.
 void check_worker_options(Format format, const TaskSpec& task);

@@ -10,9 +10,10 @@ namespace rowpump {
 
 namespace {
 
-SinkSpec with_worker_layout(SinkSpec spec, Format format) {
+SinkSpec with_worker_layout(SinkSpec spec, Format format, const TaskSpec& task) {
     spec.layout = queue_layout(format);
     if (spec.queue.empty()) spec.queue = default_queue(format);
+    spec.redis_only.celery_priority = task.celery.priority.value_or(0);
     return spec;
 }
 
@@ -39,7 +40,7 @@ BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& 
                          "it empty");
     if (batch_size_ == 0) throw UsageError("bulk enqueue batch size must be at least 1");
     check_derived_fields(spec, format, task, nullptr);
-    const SinkSpec worker_spec = with_worker_layout(spec, format);
+    const SinkSpec worker_spec = with_worker_layout(spec, format, task);
     envelope_ = make_task_envelope(format, with_queue(task, worker_spec));  // a bad task fails before connecting
     sink_ = make_sink(worker_spec);
     buffer_.reserve(batch_size_);

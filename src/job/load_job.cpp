@@ -25,7 +25,7 @@
 //   sink:
 //     uri: ${ROWPUMP_REDIS_URL}      # required; stdout | file:PATH | redis://... | mysql://...
 //     queue: orders                  # required for redis and mysql sinks (sidekiq: default, celery: celery)
-//     format: json                   # json | csv | template | sidekiq | activejob | celery (docs/payloads-and-names.md,
+//     format: json                   # json | csv | template | sidekiq | activejob | celery | bullmq (docs/payloads-and-names.md,
 //                                    #   docs/worker-formats.md)
 //     template: "{id}"               # format template: {column}, {column:json}, {row}; {{ }} braces
 //     job_class: Billing::InvoiceJob # format sidekiq, activejob: the job class its workers run
@@ -38,6 +38,10 @@
 //     celery_expires: 3600           # format celery: seconds until a task not yet started is revoked
 //     celery_kwargs: [name, amount]  # columns passed as keyword arguments
 //     routing_key: billing.invoice   # delivery_info's routing key (default: the queue)
+//     celery_priority: 5             # format celery: 0..9, kombu's list Q\x06\x16<step> for steps 3, 6, 9
+//     job_name: invoice              # format bullmq: the jobs' name
+//     bullmq_job_id: "order-{id}"    # format bullmq: each job's id from its row (default: BullMQ's counter)
+//     bullmq_prefix: bull            # format bullmq: BullMQ's key prefix
 //     big_numbers: number            # number | string (DECIMAL and integers beyond 2^53 as strings)
 //     json_columns: string           # string | embed (a JSON column as its JSON value, not a string)
 //     csv_null: empty                # format csv: empty | '\N' (as mysqldump --tab; backslashes doubled)

@@ -69,6 +69,12 @@ std::optional<Field> read_worker_options(const Section& sink, TaskSpec& task) {
     if (auto expires = read_option(sink, OptionId::celery_expires, task.celery.expires_seconds)) last = expires;
     if (auto kwargs = read_option(sink, OptionId::celery_kwargs, task.celery.kwargs)) last = kwargs;
     if (auto key = read_option(sink, OptionId::routing_key, task.celery.routing_key)) last = key;
+    if (auto priority = read_option(sink, OptionId::celery_priority, text)) {
+        at_field(*priority, [&] { read_celery_priority(text, task.celery); });
+        last = priority;
+    }
+    if (auto name = read_option(sink, OptionId::job_name, task.bullmq.job_name)) last = name;
+    if (auto id = read_option(sink, OptionId::bullmq_job_id, task.bullmq.job_id)) last = id;
     return last;
 }
 
@@ -98,6 +104,7 @@ void read_payload_and_names(const Section& sink, const std::optional<Field>& for
     read_option(sink, OptionId::delay_score, spec.sink.redis_only.delay_score);
     read_option(sink, OptionId::delayed_members, spec.sink.redis_only.delayed_members);
     read_option(sink, OptionId::stream_maxlen, spec.sink.redis_only.stream_maxlen);
+    read_option(sink, OptionId::bullmq_prefix, spec.sink.redis_only.bullmq_prefix);
     if (auto prefix = read_option(sink, OptionId::state_prefix, spec.state_prefix))
         at_field(*prefix, [&] { redis::check_state_prefix(spec.state_prefix); });
     if (auto shards = read_option(sink, OptionId::shards, spec.sink.redis_only.shards))

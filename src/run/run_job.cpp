@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "backend/derived_fields.hpp"
+#include "backend/redis/redis_backend.hpp"
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "config/option_checks.hpp"
@@ -25,13 +26,31 @@ namespace {
 
 using config::OptionId;
 
+// A BullMQ job is a set of keys, not a payload: it is written to one Redis server, and its prefix is for it alone.
+void check_bullmq_sink(const JobSpec& spec, const Backend& backend) {
+    if (spec.format != Format::bullmq) {
+        if (spec.sink.redis_only.bullmq_prefix != RedisSinkOptions{}.bullmq_prefix)
+            throw config::OptionError({OptionId::bullmq_prefix, " is only read by ", OptionId::format,
+                                       " bullmq (the format is " + format_name(spec.format) + "): remove it"});
+        return;
+    }
+    if (&backend != &redis_backend())
+        throw config::OptionError({OptionId::format, " bullmq writes BullMQ's Redis keys (a hash a job, its id in "
+                                   "wait or delayed, events), and " + redact_url(spec.sink.uri) + " is " +
+                                   std::string(backend.what()) + ": use a redis:// sink"});
+    const std::string& prefix = spec.sink.redis_only.bullmq_prefix;
+    if (prefix.empty() || prefix.find_first_of(" \t\r\n") != std::string::npos)
+        throw config::OptionError({OptionId::bullmq_prefix, " '" + prefix + "': give BullMQ's prefix, e.g. bull"});
+}
+
 // Sidekiq and Celery jobs are written where their workers read them: a Redis sink, or stdout and files to
 // look at them. A MySQL queue table has no such worker.
 void check_worker_format(const JobSpec& spec) {
     check_task_spec(spec.format, spec.task);
+    const Backend& backend = backend_for(spec.sink);
+    check_bullmq_sink(spec, backend);
     if (queue_layout(spec.format) == QueueLayout::rowpump) return;
     const std::string format = format_name(spec.format);
-    const Backend& backend = backend_for(spec.sink);
     if (!backend.traits().worker_formats)
         throw config::OptionError({OptionId::format, " " + format + " writes " + format + "'s Redis keys, and " +
                                                          redact_url(spec.sink.uri) + " is " +
@@ -47,12 +66,15 @@ void apply_worker_format(JobSpec& spec) {
     spec.sink.layout = queue_layout(spec.format);
     if (spec.sink.queue.empty()) spec.sink.queue = default_queue(spec.format);
     spec.task.queue = spec.sink.queue;
+    spec.sink.redis_only.celery_priority = spec.task.celery.priority.value_or(0);
 }
 
 // Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
 // connects.
 void check_key_names(const JobSpec& spec) {
     SinkSpec sink = spec.sink;
+    // BullMQ's keys are checked by BullMQ's writer (a queue name without ':'), not the lists' push plan.
+    if (spec.format == Format::bullmq) sink.layout = QueueLayout::bullmq;
     const Backend& backend = backend_for(sink);
     config::check_state_prefix_applies(spec);
     config::check_redis_names_apply(sink, backend.traits().redis_keys);

@@ -112,6 +112,31 @@ TEST_F(WorkerOptionsTest, CeleryGetsKwargsFromColumnsAndTheRoutingKey) {
     for (std::int64_t id = 1; id <= 4; ++id) EXPECT_EQ(seen[id], 1) << "row " << id;
 }
 
+// kombu's Redis transport keeps priority steps 3, 6 and 9 in lists of their own, Q\x06\x16<step>, which its
+// workers BRPOP after Q: the real worker gets each message with its priority, and runs step 0 first.
+TEST_F(WorkerOptionsTest, CeleryPriorityGoesToTheListKombuReadsForItsStep) {
+    const CliRun low = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record", "--celery-priority",
+                                            "7", "--where", "id <= 2"});
+    ASSERT_EQ(low.exit_code, 0) << low.describe();
+    const CliRun high = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record", "--celery-priority",
+                                             "0", "--where", "id > 2"});
+    ASSERT_EQ(high.exit_code, 0) << high.describe();
+    const std::string step6 = queue_ + "\x06\x16" + "6";
+    EXPECT_EQ(length(celery_db, step6), 2u) << "priority 7 is kombu's step 6";
+    EXPECT_EQ(length(celery_db, queue_), 2u) << "priority 0 is the list Q itself";
+    auto worker = start_celery();
+    if (!worker) GTEST_SKIP() << "celery is not installed: bash scripts/setup.sh installs celery and python3-celery";
+    wait_until_done([&] { return length(celery_db, record_key_) >= 4; }, *worker);
+    const auto runs = records(celery_db, record_key_);
+    ASSERT_EQ(runs.size(), 4u) << worker->describe();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const std::int64_t id = runs[i]["row"]["id"].GetInt64();
+        EXPECT_EQ(runs[i]["priority"].GetInt(), id <= 2 ? 7 : 0) << "row " << id;
+        EXPECT_EQ(id > 2, i < 2) << "the worker takes Q before Q\\x06\\x166: row " << id << " ran " << i + 1 << "th";
+    }
+    EXPECT_EQ(length(celery_db, step6), 0u);
+}
+
 TEST_F(WorkerOptionsTest, CeleryRevokesATaskWhoseExpiryPassedBeforeItStarted) {
     const CliRun expiring = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record",
                                                  "--celery-expires", "1"});
@@ -147,6 +172,9 @@ TEST_F(WorkerOptionsTest, BadWorkerOptionsAreRefusedWithOneLine) {
         {{"--format", "celery", "--task", "t", "--celery-kwargs", "name,name"}, "twice"},
         {{"--format", "celery", "--task", "t", "--celery-expires", "-3"}, "--celery-expires"},
         {{"--format", "celery", "--task", "t", "--celery-expires", "5", "--delay", "10"}, "--celery-expires"},
+        {{"--format", "celery", "--task", "t", "--celery-priority", "10"}, "--celery-priority"},
+        {{"--format", "celery", "--task", "t", "--celery-priority", "high"}, "--celery-priority"},
+        {{"--format", "sidekiq", "--job-class", "A", "--celery-priority", "3"}, "--celery-priority"},
     };
     for (const auto& [flags, needle] : cases) {
         const CliRun run = backfill(celery_db, flags);

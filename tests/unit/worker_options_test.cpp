@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/redis/redis_queue_keys.hpp"
 #include "encode/worker_options.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/enqueue.hpp"
@@ -89,6 +90,30 @@ TEST(WorkerOptionsTest, CeleryKwargsExpiresAndRoutingKeyAreInTheMessage) {
     const std::string all = encode(Format::celery, task);
     message.Parse(all.data(), all.size());
     EXPECT_TRUE(base64_decode(message["body"].GetString()).starts_with("[[], {\"id\":7,")) << "no row argument left";
+}
+
+// properties.priority, and the list of its kombu step (kombu/transport/redis.py: steps 0, 3, 6, 9, sep \x06\x16).
+TEST(WorkerOptionsTest, CeleryPriorityIsInThePropertiesAndNamesItsStepsList) {
+    TaskSpec task = celery_task();
+    read_celery_priority("5", task.celery);
+    const std::string text = encode(Format::celery, task);
+    rapidjson::Document message;
+    message.Parse(text.data(), text.size());
+    ASSERT_FALSE(message.HasParseError()) << text;
+    EXPECT_EQ(message["properties"]["priority"].GetInt(), 5);
+    EXPECT_EQ(redis::celery_priority_list("q", 0), "q");
+    EXPECT_EQ(redis::celery_priority_list("q", 2), "q");
+    EXPECT_EQ(redis::celery_priority_list("q", 3), std::string("q\x06\x16") + "3");
+    EXPECT_EQ(redis::celery_priority_list("q", 8), std::string("q\x06\x16") + "6");
+    EXPECT_EQ(redis::celery_priority_list("q", 9), std::string("q\x06\x16") + "9");
+    read_celery_priority("", task.celery);
+    EXPECT_FALSE(task.celery.priority) << "none given";
+    EXPECT_THROW(read_celery_priority("10", task.celery), UsageError);
+    EXPECT_THROW(read_celery_priority("-1", task.celery), UsageError);
+    TaskSpec sidekiq;
+    sidekiq.job_class = "A";
+    sidekiq.celery.priority = 3;
+    EXPECT_THROW(check_task_spec(Format::sidekiq, sidekiq), UsageError);
 }
 
 TEST(WorkerOptionsTest, BulkEnqueueHasNoColumnsForKwargs) {

@@ -29,6 +29,7 @@ def record(self, row=None, **kwargs):
         "eta": self.request.eta,
         "expires": self.request.expires,
         "routing_key": (self.request.delivery_info or {}).get("routing_key"),
+        "priority": (self.request.delivery_info or {}).get("priority"),
         "ran_at": time.time(),
     }))
 

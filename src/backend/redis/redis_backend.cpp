@@ -1,5 +1,6 @@
 #include "backend/redis/redis_backend.hpp"
 
+#include "backend/redis/bullmq_page_writer.hpp"
 #include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_job_admin.hpp"
 #include "backend/redis/redis_push_plan.hpp"
@@ -26,16 +27,23 @@ public:
     void parse_target(const SinkSpec& spec) const override { redis_target(spec); }
 
     std::unique_ptr<Sink> make_sink(const SinkSpec& spec) const override {
+        if (spec.layout == QueueLayout::bullmq) return make_bullmq_sink(redis_target(spec));
         return make_redis_sink(redis_target(spec));
     }
 
     void check_key_names(const SinkSpec& spec, const std::string* state_prefix) const override {
-        const redis::PushPlan plan(redis_queue_keys(spec));
+        // Each throws UsageError for names it cannot write.
+        if (spec.layout == QueueLayout::bullmq) {
+            const redis::BullmqPageWriter writer(redis_queue_keys(spec));
+        } else {
+            const redis::PushPlan plan(redis_queue_keys(spec));
+        }
         if (state_prefix) redis::check_state_prefix(*state_prefix);
     }
 
     std::unique_ptr<JobStore> open_job_store(const SinkSpec& spec, const JobDefinition& definition) const override {
         redis::check_state_prefix(definition.state_prefix);
+        if (spec.layout == QueueLayout::bullmq) return open_bullmq_job_store(redis_target(spec), definition);
         return open_redis_job_store(redis_target(spec), definition);
     }
 

@@ -32,13 +32,13 @@ return redis.call('HMGET', r, 'lo', 'hi', 'last_key', 'rows_written', 'estimated
 )lua";
 
 // KEYS: range, then the destination keys (the lists, then the delayed set).  ARGV: lease ms, last_key,
-// rows. The last command of a page's MULTI, after its pushes; WATCH on the range made sure the lease and
+// rows, then optionally the type each destination key must have (BullMQ's keys are not only lists). The last command of a page's MULTI, after its pushes; WATCH on the range made sure the lease and
 // the checkpoint were as expected. Moves the checkpoint (and the time of the range's last page, which
 // `rowpump job list` shows), unless a destination is not of its type (one of
 // the pushes before it failed): then it answers an error and the page is not counted as written.
 inline const char* const move_checkpoint = R"lua(
 for i = 2, #KEYS do
-  local want = i == #KEYS and 'zset' or 'list'
+  local want = ARGV[i + 2] or (i == #KEYS and 'zset' or 'list')
   local t = redis.call('TYPE', KEYS[i]).ok
   if t ~= want and t ~= 'none' then
     return redis.error_reply('ROWPUMP ' .. KEYS[i] .. ' is a ' .. t .. ', not a ' .. want .. ': checkpoint not moved')

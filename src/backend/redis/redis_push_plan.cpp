@@ -97,6 +97,7 @@ PushPlan::PushPlan(const RedisQueueKeys& keys)
     }
     check_list_key_use(keys);
     if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(keys.queue));
+    else if (layout_ == QueueLayout::celery) ready_keys_.push_back(celery_priority_list(keys.queue, keys.celery_priority));
     else if (keys.priority_lists.empty()) ready_keys_.push_back(ready_list(keys.queue));
     for (const std::string& name : keys.priority_lists) ready_keys_.push_back(list_key(keys.list_key, keys.queue, name));
     check_distinct(ready_keys_, delayed_key_);

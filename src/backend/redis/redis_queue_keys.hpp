@@ -39,6 +39,13 @@ inline std::string consumers_set(const std::string& queue) { return queue + ":co
 // Sidekiq's keys (its client.rb and scheduled.rb): a queue's list, the set of queue names, the schedule.
 inline std::string sidekiq_queue_list(const std::string& queue) { return "queue:" + queue; }
 inline const std::string sidekiq_queues_set = "queues";
+// The list kombu's Redis transport keeps a Celery message of `priority` in (kombu/transport/redis.py,
+// _q_for_pri): the step is the largest of its default priority_steps (0, 3, 6, 9) not above it; Q for step
+// 0, else Q + sep '\x06\x16' + the step. Its workers BRPOP Q, then the lists of steps 3, 6 and 9.
+inline std::string celery_priority_list(const std::string& queue, unsigned priority) {
+    const unsigned step = priority >= 9 ? 9 : priority >= 6 ? 6 : priority >= 3 ? 3 : 0;
+    return step == 0 ? queue : queue + "\x06\x16" + std::to_string(step);
+}
 inline const std::string sidekiq_schedule_set = "schedule";
 inline std::string job_meta(std::string_view prefix, const std::string& job_id) {
     return std::string(prefix) + job_id + ":meta";

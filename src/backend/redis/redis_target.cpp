@@ -13,6 +13,8 @@ RedisQueueKeys redis_queue_keys(const SinkSpec& spec) {
     keys.push = spec.push;
     keys.priority_lists = spec.priority_lists;
     keys.delayed_members = spec.redis_only.delayed_members;
+    keys.bullmq_prefix = spec.redis_only.bullmq_prefix;
+    keys.celery_priority = spec.redis_only.celery_priority;
     keys.names_given = config::redis_name_options_given(spec);
     return keys;
 }

@@ -22,6 +22,8 @@ struct RedisQueueKeys : RedisKeyNames {
     PushSide push = PushSide::right;
     std::vector<std::string> priority_lists;  // highest first; empty: the queue's one ready list
     DelayedMembers delayed_members = DelayedMembers::tagged;
+    std::string bullmq_prefix = "bull";  // the bullmq layout's keys: <prefix>:<queue>:wait ...
+    unsigned celery_priority = 0;        // the celery layout's list (celery_priority_list)
     // The options among those four that differ from their defaults: a worker format refuses them.
     std::vector<config::OptionId> names_given;
 };

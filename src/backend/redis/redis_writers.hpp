@@ -20,4 +20,8 @@ std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefi
 std::unique_ptr<JobStore> open_redis_job_store(RedisTarget target, const JobDefinition& definition,
                                                redis::QueueWriterFactory make_writer);
 
+// BullMQ's keys for a queue (bullmq_page_writer.hpp): its sink, and the job store over its page writer.
+std::unique_ptr<Sink> make_bullmq_sink(const RedisTarget& target);
+std::unique_ptr<JobStore> open_bullmq_job_store(const RedisTarget& target, const JobDefinition& definition);
+
 }  // namespace rowpump
