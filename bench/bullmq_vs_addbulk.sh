@@ -36,7 +36,6 @@ results="$BENCH_RESULTS"
 prefix=rp_bench_bull
 queue="rp_bench_bullmq_$$"
 job_name=sync-row
-small_table=rp_bench_sbtest_small
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
@@ -61,21 +60,9 @@ clear_queue() {
   done < <(redis --scan --pattern "$prefix:$queue:*")
   ((${#keys[@]} == 0)) || redis UNLINK "${keys[@]}" >/dev/null
 }
-created_small=0
-cleanup() {
-  local status=$?
-  trap - EXIT
-  clear_queue 2>/dev/null || true
-  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
-  rm -rf "$private_dir"
-  exit "$status"
-}
-clean_up_on_exit cleanup
-((small_rows == 0)) || created_small=1
-sbtest_table "$small_rows"
+use_sbtest_table clear_queue
 log "$rows rows of $db_name.$table into $redis_sink BullMQ queue $prefix:$queue; load $load_before on $cores cores; $runs rounds"
-log "warm-up of the buffer pool: a client read of the table"
-mariadb --defaults-extra-file="$client_config" --quick -N -e "SELECT * FROM $table ORDER BY id" "$db_name" >/dev/null
+warm_buffer_pool
 
 check_jobs() {
   local length first fields

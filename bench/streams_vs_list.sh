@@ -27,7 +27,6 @@ small_rows="$(small_mode_rows)"
 results_file streams_vs_list "$small_rows"
 list="rp_bench_list_$$"
 stream="rp_bench_stream_$$"
-small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
@@ -38,19 +37,8 @@ refuse_when_loaded "$cores"
 connect_servers rp_bench_streams default-character-set=utf8mb4
 measure_setup
 
-created_small=0
-cleanup() {
-  local status=$?
-  trap - EXIT
-  redis UNLINK "$list" "$stream" >/dev/null 2>&1 || true
-  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
-  rm -rf "$private_dir"
-  exit "$status"
-}
-clean_up_on_exit cleanup
-
-((small_rows == 0)) || created_small=1
-sbtest_table "$small_rows"
+clear_keys() { redis UNLINK "$list" "$stream"; }
+use_sbtest_table clear_keys
 log "$rows rows of $db_name.$table into $redis_sink: list $list against stream $stream; load $load_before on $cores cores; $runs rounds"
 warm_buffer_pool
 

@@ -157,6 +157,24 @@ sbtest_table() {
   rows="$(sql "SELECT COUNT(*) FROM $table")"
 }
 
+# use_sbtest_table CLEAR: sbtest_table "$small_rows", with a clean-up at exit that runs CLEAR (the caller's
+# function that removes what its runs wrote), drops the small copy it made, and removes the private dir.
+use_sbtest_table() {
+  bench_clear="$1"
+  created_small=0
+  clean_up_on_exit sbtest_cleanup
+  ((small_rows == 0)) || created_small=1
+  sbtest_table "$small_rows"
+}
+sbtest_cleanup() {
+  local status=$?
+  trap - EXIT
+  "$bench_clear" >/dev/null 2>&1 || true
+  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`rp_bench_sbtest_small\`" 2>/dev/null || true
+  rm -rf "$private_dir"
+  exit "$status"
+}
+
 # warm_buffer_pool: reads $table once through the client, so that no timed run pays for cold pages.
 warm_buffer_pool() {
   log "warm-up of the buffer pool: a client read of the table"

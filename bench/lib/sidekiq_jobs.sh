@@ -15,7 +15,6 @@ sidekiq_jobs_setup() {
   results_file "$name" "$small_rows"
   job_class=RowpumpBench::RowJob
   queue="rp_bench_${name%%_*}_$$"
-  small_table=rp_bench_sbtest_small  # sbtest_table's, in the small mode
 
   require_env ROWPUMP_MYSQL_URL
   require_env ROWPUMP_REDIS_URL
@@ -31,10 +30,7 @@ sidekiq_jobs_setup() {
   export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$sidekiq_sink"
   [[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
 
-  created_small=0
-  clean_up_on_exit sidekiq_jobs_cleanup
-  ((small_rows == 0)) || created_small=1
-  sbtest_table "$small_rows"
+  use_sbtest_table sidekiq_jobs_clear
   log "$rows rows of $db_name.$table into $sidekiq_sink queue:$queue; load $load_before on $cores cores; $runs rounds"
   warm_buffer_pool
 }
@@ -55,12 +51,7 @@ sidekiq_jobs_run() {
   redis UNLINK "queue:$queue" >/dev/null
 }
 
-sidekiq_jobs_cleanup() {
-  local status=$?
-  trap - EXIT
-  redis UNLINK "queue:$queue" >/dev/null 2>&1 || true
-  redis SREM queues "$queue" >/dev/null 2>&1 || true
-  ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`$small_table\`" 2>/dev/null || true
-  rm -rf "$private_dir"
-  exit "$status"
+sidekiq_jobs_clear() {
+  redis UNLINK "queue:$queue"
+  redis SREM queues "$queue"
 }
