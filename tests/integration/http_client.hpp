@@ -2,13 +2,12 @@
 // A minimal HTTP/1.1 client for the tests of rowpump's --http endpoint: one request per connection to
 // 127.0.0.1, the whole answer read until the server closes. Plain sockets, so that the server is tested
 // by bytes it did not write.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <string>
+
+#include "integration/loopback_socket.hpp"
 
 namespace rowpump::test {
 
@@ -19,18 +18,8 @@ struct HttpAnswer {
 
 inline HttpAnswer http_request(int port, const std::string& method, const std::string& target) {
     HttpAnswer answer;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int fd = connect_loopback(port, 5);
     if (fd < 0) return answer;
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return answer;
-    }
     // What curl sends for `curl -X POST URL`, as the docs show it: a POST without a body has no
     // Content-Length either.
     const std::string request = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: curl/7.88.1\r\n"

@@ -1,16 +1,15 @@
 #pragma once
 // An HTTP/1.1 request with a body to 127.0.0.1 (http_client.hpp sends none), for chromedriver's WebDriver
 // API and for the answers' headers: one request per connection, read until Content-Length or the close.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "integration/loopback_socket.hpp"
 
 namespace rowpump::test {
 
@@ -22,18 +21,8 @@ struct WebAnswer {
 
 inline WebAnswer web_request(int port, const std::string& method, const std::string& target, const std::string& body) {
     WebAnswer answer;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int fd = connect_loopback(port, 60);  // a new browser session takes seconds
     if (fd < 0) return answer;
-    timeval timeout{60, 0};  // a new browser session takes seconds
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return answer;
-    }
     std::string request = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
                           "\r\nConnection: close\r\n";
     if (method == "POST") request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
