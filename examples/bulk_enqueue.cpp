@@ -12,13 +12,9 @@
 #include <string>
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: bulk_enqueue QUEUE [TABLE]\n");
-        return 2;
-    }
     const char* redis_url = std::getenv("ROWPUMP_REDIS_URL");
-    if (!redis_url) {
-        std::fprintf(stderr, "bulk_enqueue: set ROWPUMP_REDIS_URL (scripts/services.sh env prints it)\n");
+    if (argc < 2 || !redis_url) {
+        std::fprintf(stderr, "usage: ROWPUMP_REDIS_URL=redis://HOST:PORT/DB bulk_enqueue QUEUE [TABLE]\n");
         return 2;
     }
     try {

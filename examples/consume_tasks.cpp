@@ -32,13 +32,9 @@ int task_number(std::string_view payload) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: consume_tasks QUEUE\n");
-        return 2;
-    }
     const char* redis_url = std::getenv("ROWPUMP_REDIS_URL");
-    if (!redis_url) {
-        std::fprintf(stderr, "consume_tasks: set ROWPUMP_REDIS_URL (scripts/services.sh env prints it)\n");
+    if (argc != 2 || !redis_url) {
+        std::fprintf(stderr, "usage: ROWPUMP_REDIS_URL=redis://HOST:PORT/DB consume_tasks QUEUE\n");
         return 2;
     }
     // rowpump writes nothing by itself: its warnings and errors go where the program says.

@@ -15,12 +15,7 @@ if [[ ! "$redis_cluster_port" =~ ^[1-9][0-9]{0,4}$ ]] || (( redis_cluster_port +
   exit 2
 fi
 redis_cluster_dir="$state_dir/redis-cluster"
-redis_cluster_ports=()
-for (( i = 0; i < 6; i++ )); do redis_cluster_ports+=($((redis_cluster_port + i))); done
-
-redis_cluster_label="Redis Cluster"
-redis_cluster_replicas=1
-redis_cluster_port_variable=ROWPUMP_REDIS_CLUSTER_PORT
+cluster_define redis_cluster "Redis Cluster" "$redis_cluster_port" 6 1 ROWPUMP_REDIS_CLUSTER_PORT
 redis_cluster_server_args=(--port)
 
 redis_cluster_cli() { "$(find_binary redis-cli)" -h 127.0.0.1 "$@"; }

@@ -8,6 +8,18 @@
 # Sourced by scripts/services.sh after its helpers (find_binary, live_pid, port_in_use, wait_until_up,
 # stop_server, show_log_tail, log, die).
 
+# Sets a cluster's ${P}_ports, ${P}_label, ${P}_replicas and ${P}_port_variable: prefix P, label, first port,
+# number of nodes, replicas per master, the variable that moves its ports.
+cluster_define() {
+  local prefix="$1" first_port="$3" nodes="$4" i
+  local -n defined_ports="${prefix}_ports"
+  defined_ports=()
+  for (( i = 0; i < nodes; i++ )); do defined_ports+=($((first_port + i))); done
+  printf -v "${prefix}_label" '%s' "$2"
+  printf -v "${prefix}_replicas" '%s' "$5"
+  printf -v "${prefix}_port_variable" '%s' "$6"
+}
+
 cluster_node_pid() { live_pid "$1/redis-server.pid" redis-server; }  # $1: the node's folder
 
 cluster_node_up() { [[ "$("${1}_cli" -p "$2" ping 2>/dev/null)" == PONG ]]; }  # prefix, port

@@ -14,12 +14,7 @@ if [[ ! "$redis_tls_cluster_port" =~ ^[1-9][0-9]{0,4}$ ]] || (( redis_tls_cluste
 fi
 redis_tls_cluster_dir="$state_dir/redis-tls-cluster"
 redis_tls_cluster_certs="$redis_tls_cluster_dir/certs"
-redis_tls_cluster_ports=()
-for (( i = 0; i < 3; i++ )); do redis_tls_cluster_ports+=($((redis_tls_cluster_port + i))); done
-
-redis_tls_cluster_label="TLS Redis Cluster"
-redis_tls_cluster_replicas=0
-redis_tls_cluster_port_variable=ROWPUMP_REDIS_TLS_CLUSTER_PORT
+cluster_define redis_tls_cluster "TLS Redis Cluster" "$redis_tls_cluster_port" 3 0 ROWPUMP_REDIS_TLS_CLUSTER_PORT
 redis_tls_cluster_server_args=(
   --port 0 --tls-cluster yes --tls-replication yes
   --tls-cert-file "$redis_tls_cluster_certs/server-cert.pem" --tls-key-file "$redis_tls_cluster_certs/server-key.pem"

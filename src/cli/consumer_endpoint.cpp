@@ -3,12 +3,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <cmath>
-
 #include "backend/queue_source.hpp"
 #include "backend/registry/registry.hpp"
 #include "config/option_schema.hpp"
 #include "http/web_page.hpp"
+#include "json_members.hpp"
 #include "metrics/prometheus_text.hpp"
 #include "rowpump/error.hpp"
 
@@ -22,20 +21,7 @@ using clock = std::chrono::steady_clock;
 // The queue is counted at most this often, however many pages poll /status.
 constexpr auto depths_interval = std::chrono::seconds(1);
 
-void member(Writer& json, const char* key, std::uint64_t value) {
-    json.Key(key);
-    json.Uint64(value);
-}
-
-void member(Writer& json, const char* key, const std::string& value) {
-    json.Key(key);
-    json.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void member(Writer& json, const char* key, double value) {
-    json.Key(key);
-    json.Double(std::round(value * 1000) / 1000);
-}
+using json::member;
 
 http::Response text(int code, const std::string& body) { return {code, "text/plain", body + "\n"}; }
 
@@ -115,8 +101,7 @@ http::Response ConsumerEndpoint::status() {
     member(json, "retried", counts.retried);
     member(json, "dead", counts.dead);
     member(json, "stale", counts.stale);
-    json.Key("in_flight");
-    json.Int64(counts.in_flight);
+    member(json, "in_flight", counts.in_flight);
     json.Key("latency");
     json.StartObject();
     member(json, "count", counts.timed);

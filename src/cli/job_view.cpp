@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <ctime>
 
+#include "json_members.hpp"
+
 namespace rowpump::cli {
 
 namespace {
@@ -43,10 +45,7 @@ std::string padded(const std::string& text, std::size_t width) {
 
 using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-void string_field(JsonWriter& json, const char* key, const std::string& value) {
-    json.Key(key);
-    json.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-}
+using json::member;
 
 // A stored key is the key codec's JSON array: written as that array, an open bound as null.
 void key_field(JsonWriter& json, const char* key, const std::string& stored) {
@@ -67,44 +66,36 @@ void time_field(JsonWriter& json, const char* key, const std::optional<std::int6
 
 void write_range(JsonWriter& json, const AdminRange& range) {
     json.StartObject();
-    json.Key("number");
-    json.Uint(range.number);
-    string_field(json, "state", range_state(range));
+    member(json, "number", range.number);
+    member(json, "state", range_state(range));
     key_field(json, "lo", range.lo);
     key_field(json, "hi", range.hi);
     key_field(json, "checkpoint", range.checkpoint);
-    json.Key("rows_written");
-    json.Uint64(range.rows_written);
-    json.Key("estimated_rows");
-    json.Uint64(range.estimated_rows);
+    member(json, "rows_written", range.rows_written);
+    member(json, "estimated_rows", range.estimated_rows);
     json.Key("owner");
     if (range.owner.empty()) json.Null();
     else json.String(range.owner.c_str());
-    string_field(json, "owner_address", range.owner_address);
-    json.Key("lease_live");
-    json.Bool(range.lease_live);
+    member(json, "owner_address", range.owner_address);
+    member(json, "lease_live", range.lease_live);
     time_field(json, "written_at", range.written_at_ms);
     json.EndObject();
 }
 
 void write_job(JsonWriter& json, const AdminJob& job, const JobAdmin& admin) {
     json.StartObject();
-    string_field(json, "job_id", job.id);
-    string_field(json, "table", job.table());
-    string_field(json, "state", job_state(job));
-    string_field(json, "store", admin.where());
-    json.Key("rows_written");
-    json.Uint64(job.rows_written());
-    json.Key("estimated_rows");
-    json.Uint64(job.estimated_rows());
-    json.Key("ranges_done");
-    json.Uint64(job.ranges_done());
-    json.Key("live_leases");
-    json.Uint64(job.live_leases());
+    member(json, "job_id", job.id);
+    member(json, "table", job.table());
+    member(json, "state", job_state(job));
+    member(json, "store", admin.where());
+    member(json, "rows_written", job.rows_written());
+    member(json, "estimated_rows", job.estimated_rows());
+    member(json, "ranges_done", job.ranges_done());
+    member(json, "live_leases", job.live_leases());
     time_field(json, "written_at", job.written_at_ms());
-    string_field(json, "fingerprint", job.fingerprint);
-    string_field(json, "definition", job.description);
-    string_field(json, "owner_kind", admin.owner_word());
+    member(json, "fingerprint", job.fingerprint);
+    member(json, "definition", job.description);
+    member(json, "owner_kind", admin.owner_word());
     json.Key("ranges");
     json.StartArray();
     for (const AdminRange& range : job.ranges) write_range(json, range);

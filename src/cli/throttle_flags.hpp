@@ -10,16 +10,13 @@
 namespace rowpump::cli {
 
 struct ThrottleFlags {
+    // The flags whose text the spec keeps as it is (a lag query, files, the throttle query and URL, the
+    // endpoint) are bound to it directly; throttle_spec() parses the others into it.
+    ThrottleSpec as_given;
     std::vector<std::string> replicas;
     double max_lag_seconds = 1.5;
-    std::string lag_query;
     std::string max_load;
     std::string critical_load;
-    std::string pause_file;
-    std::string stop_file;
-    std::string throttle_query;
-    std::string throttle_http;
-    std::string http;
 };
 
 void add_throttle_flags(CLI::App& command, ThrottleFlags& flags);

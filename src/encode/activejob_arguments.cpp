@@ -63,10 +63,7 @@ public:
                 if (column.name == reserved)
                     throw UsageError("column '" + column.name + "' has a name ActiveJob reserves for its own "
                                      "serialization: leave it out with --columns");
-            std::string key(keys_.empty() ? "{" : ",");
-            append_json_string(column.name, key);
-            key.push_back(':');
-            keys_.push_back(std::move(key));
+            keys_.push_back(json_member_prefix(column.name, keys_.empty()));
         }
     }
 

@@ -12,10 +12,7 @@ public:
     ColumnSubset(std::vector<Column> columns, std::vector<std::size_t> picked, JsonStyle style)
         : columns_(std::move(columns)), picked_(std::move(picked)), style_(style) {
         for (const std::size_t index : picked_) {
-            std::string key(keys_.empty() ? "{" : ",");
-            append_json_string(columns_.at(index).name, key);
-            key.push_back(':');
-            keys_.push_back(std::move(key));
+            keys_.push_back(json_member_prefix(columns_.at(index).name, keys_.empty()));
         }
     }
 

@@ -129,11 +129,7 @@ public:
         keys_.reserve(columns_.size());
         for (const Column& column : columns_) {
             kinds_.push_back(column.kind);
-            // Each column's name escaped once, with what comes before it: `{"id":`, then `,"name":`.
-            std::string key(keys_.empty() ? "{" : ",");
-            append_json_string(column.name, key);
-            key.push_back(':');
-            keys_.push_back(std::move(key));
+            keys_.push_back(json_member_prefix(column.name, keys_.empty()));
         }
     }
 

@@ -82,4 +82,11 @@ void append_json_string(std::string_view text, std::string& out) {
     out.push_back('"');
 }
 
+std::string json_member_prefix(std::string_view name, bool first) {
+    std::string prefix(first ? "{" : ",");
+    append_json_string(name, prefix);
+    prefix.push_back(':');
+    return prefix;
+}
+
 }  // namespace rowpump

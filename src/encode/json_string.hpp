@@ -9,4 +9,8 @@ namespace rowpump {
 
 void append_json_string(std::string_view text, std::string& out);
 
+// An object member's name escaped once, with what comes before it: `{"id":` for the first member, then
+// `,"name":`. Encoders build these per column once and copy them into every row.
+std::string json_member_prefix(std::string_view name, bool first);
+
 }  // namespace rowpump

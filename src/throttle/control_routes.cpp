@@ -3,14 +3,13 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <cmath>
 #include <cstdio>
 
 #include "bounded_number.hpp"
 #include "config/option_error.hpp"
 #include "config/option_schema.hpp"
 #include "http/web_page.hpp"
-
+#include "json_members.hpp"
 #include "metrics/prometheus_text.hpp"
 #include "metrics/run_counters.hpp"
 #include "retry.hpp"
@@ -25,33 +24,13 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Seconds, rates and lags to 3 decimals: 2.972, not 2.9716128669999999 (still a JSON number).
-void rounded(Writer& json, double value) {
-    if (std::isfinite(value)) json.Double(std::round(value * 1000) / 1000);
-    else json.Null();
-}
+using json::member;
 
-void value(Writer& json, double number) { rounded(json, number); }
-void value(Writer& json, int number) { json.Int(number); }
-void value(Writer& json, std::uint64_t number) { json.Uint64(number); }
-void value(Writer& json, bool flag) { json.Bool(flag); }
-void value(Writer& json, const std::string& text) { json.String(text); }
-
-void value(Writer& json, const std::optional<double>& number) {
-    if (number) rounded(json, *number);
-    else json.Null();
-}
-
-void value(Writer& json, const std::optional<KeyValue>& key) {
-    if (key) json.String(to_string(*key));
-    else json.Null();
-}
-
-// One "key": value member of the object being written; the value's type says how (doubles rounded).
-template <class Value>
-void member(Writer& json, const char* key, const Value& v) {
+// A key as its text ("[42]"), an open bound as null.
+void member(Writer& json, const char* key, const std::optional<KeyValue>& key_value) {
     json.Key(key);
-    value(json, v);
+    if (key_value) json.String(to_string(*key_value));
+    else json.Null();
 }
 
 // This run's rate (rows it wrote, not earlier runs') and the time left at that rate.
@@ -101,7 +80,7 @@ http::Response status(ThrottleGate& gate) {
     json.StartObject();
     for (const auto& [reason, seconds] : view.held_seconds) {
         json.Key(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
-        rounded(json, seconds);
+        json::write_value(json, seconds);
     }
     json.EndObject();
     json.Key("replicas");

@@ -185,13 +185,7 @@ TEST_F(ActiveJobWorkerTest, WhatActiveJobCannotReadIsRefused) {
         {{"--job-class", job_class, "--json-columns", "embed"}, "--json-columns"},
         {{"--job-class", job_class, "--push", "rpush"}, "--push"},
     };
-    for (const auto& [flags, needle] : cases) {
-        const CliRun run = backfill(flags);
-        EXPECT_EQ(run.exit_code, 2) << run.describe();
-        const auto err = lines(run.err);
-        ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
-        EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention " << needle << "\n" << run.describe();
-    }
+    for (const auto& [flags, needle] : cases) expect_one_line_refusal(backfill(flags), needle);
     // A Hash with a key ActiveJob reserves fails to serialize in Rails; here the run stops before writing.
     table_ = tables().create("activejob_reserved", "(id INT PRIMARY KEY, _aj_serialized INT)");
     tables().execute(table_, "INSERT INTO {t} VALUES (1, 1)");

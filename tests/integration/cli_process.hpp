@@ -185,4 +185,12 @@ inline CliRun run_rowpump(const std::vector<std::string>& args, const EnvOverrid
     return run;
 }
 
+// Bad input as the user sees it: exit 2 and one line on stderr that mentions `needle`.
+inline void expect_one_line_refusal(const CliRun& run, const std::string& needle) {
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    const auto err = lines(run.err);
+    ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
+    EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention " << needle << "\n" << run.describe();
+}
+
 }  // namespace rowpump::test

@@ -331,13 +331,7 @@ TEST_F(WorkerFormatsTest, BadWorkerFormatInputIsRefusedBeforeAnythingIsWritten) 
         {{"--format", "celery", "--task", "t", "--sidekiq-timestamps", "ms"}, "--sidekiq-timestamps"},
         {{"--format", "sidekiq", "--dry-run"}, "--job-class"},
     };
-    for (const auto& [flags, needle] : cases) {
-        const CliRun run = backfill(sidekiq_db, flags);
-        EXPECT_EQ(run.exit_code, 2) << run.describe();
-        const auto err = lines(run.err);
-        ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
-        EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention " << needle << "\n" << run.describe();
-    }
+    for (const auto& [flags, needle] : cases) expect_one_line_refusal(backfill(sidekiq_db, flags), needle);
     EXPECT_EQ(db(sidekiq_db).command({"EXISTS", queue_, "queue:" + queue_}).integer, 0);
     EXPECT_EQ(db(sidekiq_db).command({"SISMEMBER", "queues", queue_}).integer, 0);
 }

@@ -176,13 +176,7 @@ TEST_F(WorkerOptionsTest, BadWorkerOptionsAreRefusedWithOneLine) {
         {{"--format", "celery", "--task", "t", "--celery-priority", "high"}, "--celery-priority"},
         {{"--format", "sidekiq", "--job-class", "A", "--celery-priority", "3"}, "--celery-priority"},
     };
-    for (const auto& [flags, needle] : cases) {
-        const CliRun run = backfill(celery_db, flags);
-        EXPECT_EQ(run.exit_code, 2) << run.describe();
-        const auto err = lines(run.err);
-        ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
-        EXPECT_NE(err[0].find(needle), std::string::npos) << "should mention " << needle << "\n" << run.describe();
-    }
+    for (const auto& [flags, needle] : cases) expect_one_line_refusal(backfill(celery_db, flags), needle);
     EXPECT_EQ(length(celery_db, queue_), 0u);
 }
 

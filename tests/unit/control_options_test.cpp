@@ -16,33 +16,22 @@
 #include "paging/page_size.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "unit_helpers.hpp"
 
 namespace rowpump {
 namespace {
 
 using namespace std::chrono_literals;
 
-class JobFile {
-public:
-    explicit JobFile(const std::string& more_lines) {
-        path_ = (std::filesystem::temp_directory_path() /
-                 ("rp_test_control_yaml_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_) + ".yaml"))
-                    .string();
-        std::ofstream(path_) << "source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\n"
-                             << "sink:\n  uri: stdout\n" << more_lines;
-    }
-    ~JobFile() { std::filesystem::remove(path_); }
-    JobFile(const JobFile&) = delete;
-    JobFile& operator=(const JobFile&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    static inline int counter_ = 0;
-    std::string path_;
-};
+// A job file reading orders to stdout, with `more_lines` at its end.
+test::TempFile job_file(const std::string& more_lines) {
+    return test::TempFile("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\nsink:\n  uri: stdout\n" +
+                              more_lines,
+                          ".yaml");
+}
 
 TEST(ControlOptions, TheJobFilesThrottleFieldsAndProgressIntervalReachTheSpec) {
-    const JobFile file("throttle:\n  stop_file: /tmp/x.stop\n  query: SELECT 0\n"
+    const test::TempFile file = job_file("throttle:\n  stop_file: /tmp/x.stop\n  query: SELECT 0\n"
                        "  http_check: http://freno:9777/check/rowpump\nprogress_interval: 2.5\n");
     const JobSpec spec = load_job(file.path());
     EXPECT_EQ(spec.throttle.stop_file, "/tmp/x.stop");
@@ -50,12 +39,12 @@ TEST(ControlOptions, TheJobFilesThrottleFieldsAndProgressIntervalReachTheSpec) {
     EXPECT_EQ(spec.throttle.throttle_http, "http://freno:9777/check/rowpump");
     EXPECT_TRUE(spec.throttle.any()) << "a stop file alone starts the gate's watcher";
     EXPECT_EQ(spec.progress_interval_seconds, 2.5);
-    EXPECT_EQ(load_job(JobFile("").path()).progress_interval_seconds, 10) << "the default";
-    EXPECT_EQ(load_job(JobFile("progress_interval: 0\n").path()).progress_interval_seconds, 0) << "0: no lines";
+    EXPECT_EQ(load_job(job_file("").path()).progress_interval_seconds, 10) << "the default";
+    EXPECT_EQ(load_job(job_file("progress_interval: 0\n").path()).progress_interval_seconds, 0) << "0: no lines";
     for (const char* bad : {"progress_interval: -1\n", "progress_interval: 0.5\n", "progress_interval: soon\n"}) {
         SCOPED_TRACE(bad);
         try {
-            load_job(JobFile(bad).path());
+            load_job(job_file(bad).path());
             ADD_FAILURE() << "accepted";
         } catch (const ConfigError& error) {
             EXPECT_NE(std::string(error.what()).find("progress_interval"), std::string::npos) << error.what();

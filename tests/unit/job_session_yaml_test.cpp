@@ -11,44 +11,33 @@
 
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
+#include "unit_helpers.hpp"
 
 namespace rowpump {
 namespace {
 
-class SessionJobFile {
-public:
-    explicit SessionJobFile(const std::string& source_lines) {
-        path_ = (std::filesystem::temp_directory_path() /
-                 ("rp_test_session_yaml_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_) + ".yaml"))
-                    .string();
-        std::ofstream(path_) << "source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\n"
-                             << source_lines << "sink:\n  uri: stdout\n";
-    }
-    ~SessionJobFile() { std::filesystem::remove(path_); }
-    SessionJobFile(const SessionJobFile&) = delete;
-    SessionJobFile& operator=(const SessionJobFile&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    static inline int counter_ = 0;
-    std::string path_;
-};
+// A job file reading orders to stdout, with `source_lines` added to its source section.
+test::TempFile job_file(const std::string& source_lines) {
+    return test::TempFile("source:\n  mysql: mysql://app@127.0.0.1/shop\n  table: orders\n" + source_lines +
+                              "sink:\n  uri: stdout\n",
+                          ".yaml");
+}
 
 TEST(JobSessionYaml, SetVarsAndConsistentSnapshotReachTheSpec) {
-    SessionJobFile job("  set_vars: \"innodb_lock_wait_timeout=5, max_statement_time=30\"\n"
+    const test::TempFile job = job_file("  set_vars: \"innodb_lock_wait_timeout=5, max_statement_time=30\"\n"
                        "  consistent_snapshot: true\n");
     const JobSpec spec = load_job(job.path());
     EXPECT_EQ(spec.mysql.session_variables,
               (std::vector<std::pair<std::string, std::string>>{{"innodb_lock_wait_timeout", "5"},
                                                                 {"max_statement_time", "30"}}));
     EXPECT_TRUE(spec.consistent_snapshot);
-    const JobSpec plain = load_job(SessionJobFile("").path());
+    const JobSpec plain = load_job(job_file("").path());
     EXPECT_TRUE(plain.mysql.session_variables.empty());
     EXPECT_FALSE(plain.consistent_snapshot);
 }
 
 TEST(JobSessionYaml, ABadVariableIsAConfigErrorAtItsField) {
-    SessionJobFile job("  set_vars: \"sql_mode=a'b\"\n");
+    const test::TempFile job = job_file("  set_vars: \"sql_mode=a'b\"\n");
     try {
         load_job(job.path());
         ADD_FAILURE() << "loaded a job with a bad set_vars";
@@ -63,7 +52,7 @@ TEST(JobSessionYaml, ABadVariableIsAConfigErrorAtItsField) {
 }
 
 TEST(JobSessionYaml, SetOverridesReachSetVars) {
-    SessionJobFile job("");
+    const test::TempFile job = job_file("");
     const JobSpec spec = load_job(job.path(), {"source.set_vars=innodb_lock_wait_timeout=2"});
     EXPECT_EQ(spec.mysql.session_variables,
               (std::vector<std::pair<std::string, std::string>>{{"innodb_lock_wait_timeout", "2"}}));

@@ -3,26 +3,20 @@
 // scores and members a batch is written with.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "error_of.hpp"
 #include "goods_names.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::redis {
 namespace {
 
-std::string refusal(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const UsageError& error) {
-        return error.what();
-    }
-    return "";
-}
+using test::error_of;
+using test::thrown;
 
 TEST(RedisNamesTest, KeyTemplatesExpandQueueLevelAndBraces) {
     EXPECT_EQ(list_key("goods:{level}:task", "orders", "high"), "goods:high:task");
@@ -33,21 +27,21 @@ TEST(RedisNamesTest, KeyTemplatesExpandQueueLevelAndBraces) {
 }
 
 TEST(RedisNamesTest, BadKeyTemplatesSayWhereAndWhat) {
-    EXPECT_EQ(refusal([] { list_key("goods:{lvl}:task", "q", "high"); }),
+    EXPECT_EQ(error_of<UsageError>([] { list_key("goods:{lvl}:task", "q", "high"); }),
               "list key 'goods:{lvl}:task': unknown placeholder {lvl} at position 7: expected {queue} or {level}");
-    EXPECT_EQ(refusal([] { delayed_key("{queue}:{level}", "q"); }),
+    EXPECT_EQ(error_of<UsageError>([] { delayed_key("{queue}:{level}", "q"); }),
               "delayed key '{queue}:{level}': unknown placeholder {level} at position 9: expected {queue}");
-    EXPECT_EQ(refusal([] { list_key("goods:{level", "q", "high"); }),
+    EXPECT_EQ(error_of<UsageError>([] { list_key("goods:{level", "q", "high"); }),
               "list key 'goods:{level': '{' without its '}' at position 7: close the placeholder, or write {{ or }} "
               "for a literal brace");
-    EXPECT_NE(refusal([] { list_key("goods:task", "q", "high"); }).find("has no {level}"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([] { list_key("goods:task", "q", "high"); }).find("has no {level}"), std::string::npos);
 }
 
 TEST(RedisNamesTest, StatePrefixIsChecked) {
-    EXPECT_EQ(refusal([] { check_state_prefix("app:rowpump:"); }), "");
-    EXPECT_NE(refusal([] { check_state_prefix(""); }).find("0 bytes"), std::string::npos);
-    EXPECT_NE(refusal([] { check_state_prefix("a b"); }).find("position 2"), std::string::npos);
-    EXPECT_NE(refusal([] { check_state_prefix("app*"); }).find("glob character '*' at position 4"), std::string::npos);
+    EXPECT_FALSE(thrown<UsageError>([] { check_state_prefix("app:rowpump:"); }));
+    EXPECT_NE(error_of<UsageError>([] { check_state_prefix(""); }).find("0 bytes"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([] { check_state_prefix("a b"); }).find("position 2"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([] { check_state_prefix("app*"); }).find("glob character '*' at position 4"), std::string::npos);
     EXPECT_EQ(job_meta("app:", "j1"), "app:j1:meta");
     EXPECT_EQ(job_range("app:", "j1", 3), "app:j1:range:3");
     EXPECT_EQ(job_meta("j1"), "rowpump:job:j1:meta");
@@ -68,10 +62,10 @@ TEST(RedisNamesTest, KeysThatCannotWorkAreRefused) {
     SinkSpec spec;
     spec.queue = "q";
     spec.redis_only.list_key = "goods:{level}:task";
-    EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("no priority levels are given"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { PushPlan plan(redis_queue_keys(spec)); }).find("no priority levels are given"), std::string::npos);
     spec.priority_lists = {"delay", "low"};
     spec.redis_only.delayed_key = "goods:delay:task";
-    EXPECT_NE(refusal([&] { PushPlan plan(redis_queue_keys(spec)); }).find("both a priority list and the delayed set"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { PushPlan plan(redis_queue_keys(spec)); }).find("both a priority list and the delayed set"), std::string::npos);
 }
 
 }  // namespace

@@ -16,10 +16,13 @@
 #include "backend/redis_streams/stream_target.hpp"
 #include "backend/registry/registry.hpp"
 #include "rowpump/consumer.hpp"
+#include "error_of.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
 namespace {
+
+using test::error_of;
 
 std::vector<std::string> strings(std::span<const std::string_view> argv) {
     return {argv.begin(), argv.end()};
@@ -31,15 +34,6 @@ SinkSpec stream_spec(std::string uri = "redis://127.0.0.1:6379/0") {
     spec.queue = "orders";
     spec.push = PushSide::xadd;
     return spec;
-}
-
-std::string usage_error(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const UsageError& error) {
-        return error.what();
-    }
-    return "(no UsageError)";
 }
 
 TEST(StreamCommandsTest, APagesEntriesGoInOneCallOfTheAppendScript) {
@@ -83,7 +77,7 @@ TEST(StreamRegistryTest, XaddPicksTheStreamBackendOnEveryRedisScheme) {
 
 TEST(StreamRegistryTest, XaddOnAnotherSinkIsRefusedInOneLine) {
     for (const char* uri : {"stdout", "file:/tmp/x.ndjson", "mysql://u@127.0.0.1:3306/db", "redis-cluster://127.0.0.1:7000/"}) {
-        const std::string message = usage_error([&] { backend_for(stream_spec(uri)); });
+        const std::string message = error_of<UsageError>([&] { backend_for(stream_spec(uri)); });
         EXPECT_NE(message.find("--push xadd"), std::string::npos) << message;
         EXPECT_NE(message.find("use a redis://"), std::string::npos) << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -97,22 +91,22 @@ TEST(StreamRegistryTest, AConsumerGroupPicksTheStreamBackend) {
     EXPECT_EQ(&backend_for(source), &redis_streams_backend());
     QueueSource table = QueueSource::from_url("mysql://u@127.0.0.1:3306/db", "jobs");
     table.stream_group = "billing";
-    EXPECT_NE(usage_error([&] { backend_for(table); }).find("--group"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { backend_for(table); }).find("--group"), std::string::npos);
 }
 
 TEST(StreamTargetTest, WhatAStreamCannotHonourIsRefused) {
     SinkSpec priority = stream_spec();
     priority.priority_lists = {"high", "low"};
-    EXPECT_NE(usage_error([&] { stream_target(priority); }).find("no priority lists"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { stream_target(priority); }).find("no priority lists"), std::string::npos);
     SinkSpec names = stream_spec();
     names.redis_only.delayed_key = "{queue}:later";
-    EXPECT_NE(usage_error([&] { stream_target(names); }).find("--delayed-key"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { stream_target(names); }).find("--delayed-key"), std::string::npos);
     SinkSpec sidekiq = stream_spec();
     sidekiq.layout = QueueLayout::sidekiq;
-    EXPECT_NE(usage_error([&] { stream_target(sidekiq); }).find("read lists, not streams"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { stream_target(sidekiq); }).find("read lists, not streams"), std::string::npos);
     SinkSpec no_queue = stream_spec();
     no_queue.queue.clear();
-    EXPECT_NE(usage_error([&] { stream_target(no_queue); }).find("--queue"), std::string::npos);
+    EXPECT_NE(error_of<UsageError>([&] { stream_target(no_queue); }).find("--queue"), std::string::npos);
     SinkSpec fine = stream_spec();
     fine.redis_only.stream_maxlen = 5;
     EXPECT_EQ(stream_target(fine).maxlen, 5u);
