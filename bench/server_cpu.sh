@@ -49,7 +49,8 @@ redis_info_cpu() {
 }
 
 # MariaDB's counters, in this order: Com_select Connections Handler_read_key Handler_read_next. Global:
-# the runs hold the shared lock, so nothing else of this project's reads them meanwhile.
+# the runs hold the shared lock, so nothing else of this project's reads them meanwhile. The reading after
+# a run is itself a connection, counted in its own answer: run() takes it off.
 statement_counters() {
   sql "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Connections', 'Handler_read_key', 'Handler_read_next')" |
     sort | cut -f2 | paste -sd' '
@@ -85,7 +86,7 @@ run() {
       -v c0="$counters_before" -v c1="$counters_after" \
       'BEGIN { split(c0, a, " "); split(c1, b, " ")
                printf "%.2f %.2f %.2f %.2f %.2f %d %d %d %d\n", w, u + s, m / t, r / t, i1 - i0,
-                      b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4] }' >>"$private_dir/$name.times"
+                      b[1] - a[1], b[2] - a[2] - 1, b[3] - a[3], b[4] - a[4] }' >>"$private_dir/$name.times"
 }
 
 rowpump_run() {
