@@ -2,10 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 #include <string_view>
 
 #include "config/option_error.hpp"
-#include "paging/page_sql.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
@@ -122,10 +122,12 @@ Router::Router(const RouteSpec& route, const std::string& celery_priority_column
                                            "' is " + column.column_type + ": expected an integer column (kombu "
                                            "reads a message's priority as an int, 0 to 9)"});
         celery_priority_position_ = computed_position(plan, celery_priority_input);
-        const PageSql sql(plan);
-        key_positions_ = sql.key_positions(Pass::main);
-        for (const Column& key : sql.key_columns(Pass::main)) key_names_.push_back(key.name);
     }
+}
+
+void Router::name_rows_by(std::vector<std::size_t> key_positions, std::vector<std::string> key_names) {
+    key_positions_ = std::move(key_positions);
+    key_names_ = std::move(key_names);
 }
 
 std::string Router::key_text(const Page& page, std::size_t row) const {
@@ -149,7 +151,7 @@ int Router::celery_priority(const Page& page, std::size_t row) const {
                                          celery_priority_column_ + "`, the column of ",
                                      config::OptionId::celery_priority_column,
                                      ", but a Celery priority is 0 to 9 (kombu would clamp it): fix the row; no job of "
-                                     "its page was written, the pages written before it stay in the queue"});
+                                     "its page was written, pages already written (by any worker) stay in the queue"});
     return static_cast<int>(value);
 }
 

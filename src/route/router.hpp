@@ -33,6 +33,9 @@ public:
     // config::OptionFailure naming the row's key and the column (the page is then not written).
     void route(const Page& page, std::size_t row, Message& message,
                std::chrono::system_clock::time_point now) const;
+    // Where the key's columns sit in a page row (PageSql::key_positions) and their names: an error about a
+    // row then names its key. Without them it names none.
+    void name_rows_by(std::vector<std::size_t> key_positions, std::vector<std::string> key_names);
     // Whether priority_level is each row's Celery priority.
     bool routes_celery_priority() const { return celery_priority_position_.has_value(); }
 
@@ -47,7 +50,7 @@ private:
     std::optional<std::size_t> due_position_;
     std::string celery_priority_column_;
     std::optional<std::size_t> celery_priority_position_;
-    std::vector<std::size_t> key_positions_;  // where the key's columns sit in a page row: errors name the row
+    std::vector<std::size_t> key_positions_;  // name_rows_by's
     std::vector<std::string> key_names_;
 };
 

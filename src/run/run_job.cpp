@@ -9,6 +9,7 @@
 #include "checkpoint/job_store.hpp"
 #include "config/option_checks.hpp"
 #include "log.hpp"
+#include "paging/page_sql.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -168,6 +169,10 @@ Prepared prepare(const JobSpec& spec, const JobControl& control) {
     plan.spec.page_size_override = prepared.gate->page_size_override();  // POST /page-size
     prepared.plan = std::make_shared<const ReadPlan>(std::move(plan));
     prepared.router = std::make_unique<Router>(spec.route, spec.task.celery.priority_column, *prepared.plan);
+    const PageSql sql(*prepared.plan);
+    std::vector<std::string> key_names;
+    for (const Column& key : sql.key_columns(Pass::main)) key_names.push_back(key.name);
+    prepared.router->name_rows_by(sql.key_positions(Pass::main), std::move(key_names));
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
     prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);

@@ -48,8 +48,9 @@ protected:
     CliRun backfill_by_urgency(const std::string& type, const std::string& value) {
         tables().execute(table_, "ALTER TABLE {t} ADD COLUMN urgency " + type + " NULL");
         tables().execute(table_, "UPDATE {t} SET urgency = " + value);
+        // One worker: the table's four rows are one page.
         return backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record", "--celery-priority-column",
-                                    "urgency"});
+                                    "urgency", "--workers", "1"});
     }
 };
 

@@ -136,7 +136,8 @@ TEST(Router, CeleryPriorityColumnGivesEachRowItsPriority) {
 // Outside 0..9 kombu would clamp the value silently: the run stops instead, naming the row and the column.
 TEST(Router, CeleryPriorityOutsideKombusBoundsNamesTheRowAndTheColumn) {
     auto plan = routed_plan({}, "amount");
-    const Router router({}, "amount", plan);
+    Router router({}, "amount", plan);
+    router.name_rows_by({0}, {"id"});
     for (const char* bad : {"10", "-1", "255"}) {
         Page page(2);
         page.append("17");
