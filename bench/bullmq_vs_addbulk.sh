@@ -3,9 +3,9 @@
 # BullMQ itself, Queue.addBulk on pages of 1000 rows that the mysql2 package reads from MariaDB
 # (bench/peers/bullmq_add_bulk.js): both read the same rows from the same server and leave the same keys,
 # a job hash each (name, data, opts, timestamp, delay, priority), its id in `wait`, `id`, `meta`, `events`,
-# `marker`. Goal: rowpump at least 5x addBulk's rows/s. The issue's size is 1M rows; a million job hashes
-# take about 1 GB of the shared Redis and minutes a round, so the default here is ROWS=100000 (the first
-# 100,000 rows of sbtest1).
+# `marker`. Goal: rowpump at least 5x addBulk's rows/s. The issue's size is 1M rows (ROWS=0); a million job
+# hashes take about 0.7 GB of the shared Redis and about 4.5 minutes a round with the clean-ups, so the
+# default here is ROWS=100000 (the first 100,000 rows of sbtest1).
 #
 # A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
 # Every run is checked: `wait` must hold exactly the table's rows, and a job hash BullMQ's fields. Per run
@@ -126,7 +126,6 @@ mkdir -p "$(dirname "$results")"
   echo "single-threaded: its wall is about its Redis CPU. A BullMQ job is a hash, two or three entries in the"
   echo "\`events\` stream (added, then waiting or delayed) and an id in \`wait\`, whoever writes it: rowpump's one"
   echo "script a page saves BullMQ's per-job script call, msgpack decoding and meta reads, not those writes. On this"
-  echo "shared 2-core machine the ratio moves between runs of this script (3.6x and 4.9x in two runs of it), with"
-  echo "rowpump's Redis CPU a job between 10 and 14 µs."
+  echo "shared 2-core machine the ratio moves between runs of this script: compare the rounds above."
 } >"$results"
 log "results in $results: rowpump $(rows_per_s rowpump) rows/s, addBulk $(rows_per_s addBulk) rows/s, ${speedup}x"

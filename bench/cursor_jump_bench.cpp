@@ -1,7 +1,9 @@
-// Cursor pages against OFFSET at depth (issue 31's goals), in process through the library, on the table
-// bench/cursor_vs_offset.sh makes (BENCH_CURSOR_TABLE, created_at DESC, id DESC, KEY (created_at)):
+// Cursor pages against OFFSET at depth (issue 31's goals), in process through the library, on a table
+// bench/cursor_vs_offset.sh makes (BENCH_CURSOR_TABLE; its sort BENCH_CURSOR_SORT, default created_at DESC,
+// id DESC over KEY (created_at); its columns BENCH_CURSOR_COLUMNS, default id,created_at,title; a sort of
+// two columns in one direction, e.g. the salaries-shaped table's "emp_no, from_date"):
 //   next_page/depth:0 and depth:D    the page after a token (Cursor::page), at the list's start and at D
-//   offset/depth:D                   SELECT id, created_at, title ... ORDER BY created_at DESC, id DESC LIMIT D, 20
+//   offset/depth:D                   SELECT <columns> ... ORDER BY <sort> LIMIT D, 20
 //   exact_jump/depth:D               Cursor::jump_exact to the page that starts at D (the same rows), its
 //                                    bookmarks counted to D before timing: a walk from the one below D
 //   exact_jump_cold/depth:D          a new Cursor's first exact jump: bookmarks placed and calibrated, their
@@ -11,9 +13,11 @@
 // D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it prints each
 // approximate landing's distance from the row asked (counted exactly once, by COUNT) from a new Cursor
 // (calibrated by its first million rows only), then checks that the three ways to depth D give the same
-// rows. Each jump prints how it got there. Real time and CPU time are the client's.
+// rows (by their sort values), and prints the length of a token. Each jump prints how it got there. Real
+// time and CPU time are the client's.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +33,6 @@ namespace {
 using namespace rowpump;
 
 constexpr std::size_t page_size = 20;
-const char* const sort_text = "created_at DESC, id DESC";
 
 struct Setup {
     MySqlOptions mysql;
@@ -40,6 +43,13 @@ struct Setup {
     std::unique_ptr<mysql::Connection> connection;
     std::string token_at_depth;  // the end cursor of the page before depth
     std::string token_at_start;  // the first page's end cursor
+    std::string sort_text = "created_at DESC, id DESC";
+    std::vector<std::string> columns{"id", "created_at", "title"};
+    std::string select_list = "id, created_at, title";
+    // The sort's two columns, where they sit among `columns`, and their one direction.
+    std::string sort_columns[2];
+    std::size_t sort_positions[2] = {0, 0};
+    bool descending = true;
 };
 
 Setup& setup() {
@@ -49,30 +59,38 @@ Setup& setup() {
 
 CursorKeys keys() { return CursorKeys{std::string(32, 'k'), ""}; }
 
+// Each row's sort values (its place: the sort ends in a unique key), tab-separated.
 std::vector<std::string> ids(const CursorPage& page) {
+    const Setup& s = setup();
     std::vector<std::string> out;
-    for (std::size_t r = 0; r < page.rows.row_count(); ++r) out.emplace_back(*page.rows.value(r, 0));
+    for (std::size_t r = 0; r < page.rows.row_count(); ++r)
+        out.push_back(std::string(*page.rows.value(r, s.sort_positions[0])) + "\t" +
+                      std::string(*page.rows.value(r, s.sort_positions[1])));
     return out;
 }
+
+CursorSpec spec_of(const Setup& s) { return CursorSpec{s.table, parse_sort(s.sort_text), s.columns, {}}; }
 
 std::vector<std::string> offset_ids(std::uint64_t depth) {
     Setup& s = setup();
     std::vector<std::string> out;
     // The page's columns, as the cursor reads them: with `id` alone, by_created would cover the statement
     // and the optimizer would walk it instead of scanning and sorting the table.
-    auto rows = s.connection->query("SELECT id, created_at, title FROM `" + s.table + "` ORDER BY " + sort_text + " LIMIT " +
-                                    std::to_string(depth) + ", " + std::to_string(page_size));
-    while (rows.next()) out.push_back(rows.text(1));
+    auto rows = s.connection->query("SELECT " + s.select_list + " FROM `" + s.table + "` ORDER BY " + s.sort_text +
+                                    " LIMIT " + std::to_string(depth) + ", " + std::to_string(page_size));
+    while (rows.next()) out.push_back(rows.text(s.sort_positions[0] + 1) + "\t" + rows.text(s.sort_positions[1] + 1));
     return out;
 }
 
 // The rows before the page's first row in the sort: where the page really starts.
 std::uint64_t position_of(const CursorPage& page) {
     Setup& s = setup();
-    const std::string id(*page.rows.value(0, 0));
-    const std::string created(*page.rows.value(0, 1));
-    auto rows = s.connection->query("SELECT COUNT(*) FROM `" + s.table + "` WHERE created_at > '" + created +
-                                    "' OR (created_at = '" + created + "' AND id > " + id + ")");
+    const std::string first(*page.rows.value(0, s.sort_positions[0]));
+    const std::string second(*page.rows.value(0, s.sort_positions[1]));
+    const std::string before = s.descending ? " > " : " < ";
+    auto rows = s.connection->query("SELECT COUNT(*) FROM `" + s.table + "` WHERE " + s.sort_columns[0] + before + "'" +
+                                    first + "' OR (" + s.sort_columns[0] + " = '" + first + "' AND " +
+                                    s.sort_columns[1] + before + "'" + second + "')");
     rows.next();
     return std::stoull(rows.text(1));
 }
@@ -95,7 +113,7 @@ void exact_jump(benchmark::State& state) {
 void exact_jump_cold(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) {
-        Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+        Cursor fresh(s.mysql, spec_of(s), keys());
         benchmark::DoNotOptimize(fresh.jump_exact(s.depth / page_size + 1, page_size));
     }
 }
@@ -109,7 +127,7 @@ void approximate_jump(benchmark::State& state) {
 void approximate_cold(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) {
-        Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+        Cursor fresh(s.mysql, spec_of(s), keys());
         benchmark::DoNotOptimize(fresh.jump_approximate(s.depth / page_size + 1, page_size));
     }
 }
@@ -123,17 +141,43 @@ int prepare() {
     }
     s.mysql = MySqlOptions::from_env();
     s.table = table;
+    if (const char* sort = std::getenv("BENCH_CURSOR_SORT")) s.sort_text = sort;
+    if (const char* columns = std::getenv("BENCH_CURSOR_COLUMNS")) {
+        s.columns.clear();
+        s.select_list.clear();
+        for (std::string rest = columns; !rest.empty();) {
+            const auto comma = rest.find(',');
+            s.columns.push_back(rest.substr(0, comma));
+            s.select_list += (s.select_list.empty() ? "" : ", ") + s.columns.back();
+            rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        }
+    }
+    const std::vector<SortColumn> sort = parse_sort(s.sort_text);
+    if (sort.size() != 2 || sort[0].direction != sort[1].direction) {
+        std::fprintf(stderr, "cursor_jump_bench: BENCH_CURSOR_SORT must be two columns in one direction\n");
+        return 2;
+    }
+    s.descending = sort[0].direction == SortDirection::descending;
+    for (std::size_t i = 0; i < 2; ++i) {
+        s.sort_columns[i] = sort[i].column;
+        const auto at = std::find(s.columns.begin(), s.columns.end(), sort[i].column);
+        if (at == s.columns.end()) {
+            std::fprintf(stderr, "cursor_jump_bench: BENCH_CURSOR_COLUMNS must hold the sort's columns\n");
+            return 2;
+        }
+        s.sort_positions[i] = static_cast<std::size_t>(at - s.columns.begin());
+    }
     s.connection = std::make_unique<mysql::Connection>(s.mysql);
     auto count = s.connection->query("SELECT COUNT(*) FROM `" + s.table + "`");
     count.next();
     s.rows = std::stoull(count.text(1));
     const char* depth = std::getenv("BENCH_CURSOR_DEPTH");
     s.depth = (depth ? std::stoull(depth) : s.rows / 2) / page_size * page_size;
-    s.cursor = std::make_unique<Cursor>(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+    s.cursor = std::make_unique<Cursor>(s.mysql, spec_of(s), keys());
     // Where the approximate jump lands from bookmarks calibrated by their first rows only (a new Cursor,
     // before any exact jump counts further).
     const std::uint64_t pages = s.rows / page_size;
-    Cursor fresh(s.mysql, CursorSpec{s.table, parse_sort(sort_text), {"id", "created_at", "title"}, {}}, keys());
+    Cursor fresh(s.mysql, spec_of(s), keys());
     for (const std::uint64_t page : {pages / 10, pages / 4, s.depth / page_size + 1, pages * 9 / 10}) {
         const CursorPage landed = fresh.jump_approximate(page, page_size);
         const std::uint64_t asked = (page - 1) * page_size;
@@ -160,6 +204,8 @@ int prepare() {
     std::printf("table %s: %llu rows; depth %llu: keyset, exact jump and OFFSET give the same 20 rows; the exact jump %s\n",
                 s.table.c_str(), static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.depth),
                 jumped.how.c_str());
+    std::printf("token for the sort %s: %zu characters (%s)\n", s.sort_text.c_str(), s.token_at_depth.size(),
+                s.token_at_depth.c_str());
     std::fflush(stdout);
     benchmark::RegisterBenchmark("next_page/depth:0", next_page)->Arg(0)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("next_page/depth:" + std::to_string(s.depth)).c_str(), next_page)->Arg(1)->Unit(benchmark::kMillisecond);

@@ -99,7 +99,8 @@ struct PageLink {
 class Cursor {
 public:
     // Introspects the table and checks the spec (columns exist, sort columns NOT NULL and unique
-    // together); throws UsageError. Opens its own connection.
+    // together); throws UsageError. Opens its own connection, and a second one with the same options
+    // when a jump's bookmark count first takes more than one statement (the two count in parallel).
     Cursor(const MySqlOptions& mysql, CursorSpec spec, CursorKeys keys);
     ~Cursor();
     Cursor(Cursor&&) noexcept;

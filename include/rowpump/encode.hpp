@@ -51,6 +51,9 @@ struct CeleryTaskOptions {
     // properties.priority, 0..9; kombu's Redis transport keeps it in the list of its step
     // (RedisSinkOptions::celery_priority). nullopt: none given (priority 0, the list Q itself).
     std::optional<unsigned> priority;
+    // A column holding each row's priority instead (an integer 0..9; NULL: 0, as a message without one):
+    // the router reads it (route/router.hpp), and the message goes to its step's list. Not with `priority`.
+    std::string priority_column;
 };
 
 // What a BullMQ job carries besides the row, which is its data.
@@ -80,6 +83,7 @@ void check_task_spec(Format format, const TaskSpec& task);
 struct TaskTimes {
     std::int64_t now_us = 0;  // Unix time in microseconds
     std::int64_t due_ms = 0;  // Unix time in milliseconds; 0: ready now
+    std::optional<unsigned> priority;  // celery: the row's own priority (a priority column); nullopt: the task's
 };
 
 // How JSON carries DECIMAL and integers beyond +-(2^53 - 1): as numbers (exact text, the default) or as

@@ -78,6 +78,9 @@ struct RedisSinkOptions : RedisKeyNames {
     // of priority p to Q, or to Q\x06\x16<step> for the largest of its priority_steps (0, 3, 6, 9) <= p
     // when that step is not 0, and its workers BRPOP those lists, step 0 first.
     unsigned celery_priority = 0;
+    // Each message's priority is its own (a priority column): Message::priority_level holds it, 0..9, and the
+    // message goes to its step's list; celery_priority is then unused.
+    bool celery_priority_per_row = false;
 };
 
 struct SinkSpec {

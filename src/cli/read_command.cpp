@@ -43,7 +43,7 @@ int run_read(const ReadOptions& options) {
     PayloadOptions payload;
     apply_encoding_flags(options.encoding, payload);
     const auto encoder = make_encoder(options.format, plan->columns, payload);
-    const Router router(RouteSpec{}, *plan);  // no routing: every row is a message ready now
+    const Router router(RouteSpec{}, "", *plan);  // no routing: every row is a message ready now
     const std::unique_ptr<RangeReader> reader = range_reader(PageReader(mysql, plan));
 
     // The backfill's pipeline (run/page_pipeline.hpp) with standard output as its sink: the next page is

@@ -11,7 +11,8 @@ void add_worker_flags(CLI::App& command, WorkerFlags& flags) {
                                  {sidekiq_field, flags.sidekiq_fields}, {sidekiq_tags, flags.sidekiq_tags},
                                  {celery_expires, flags.celery_expires}, {celery_kwargs, flags.celery_kwargs},
                                  {routing_key, flags.routing_key},
-                                 {celery_priority, flags.celery_priority}, {job_name, flags.job_name},
+                                 {celery_priority, flags.celery_priority},
+                                 {celery_priority_column, flags.celery_priority_column}, {job_name, flags.job_name},
                                  {bullmq_job_id, flags.bullmq_job_id}, {bullmq_prefix, flags.bullmq_prefix}});
 }
 
@@ -24,6 +25,7 @@ void apply_worker_flags(const WorkerFlags& flags, TaskSpec& task) {
     task.celery.kwargs = flags.celery_kwargs;
     task.celery.routing_key = flags.routing_key;
     read_celery_priority(flags.celery_priority, task.celery);
+    task.celery.priority_column = flags.celery_priority_column;
     task.bullmq.job_name = flags.job_name;
     task.bullmq.job_id = flags.bullmq_job_id;
 }

@@ -20,6 +20,7 @@ struct WorkerFlags {
     std::vector<std::string> celery_kwargs;
     std::string routing_key;
     std::string celery_priority;  // "" (none) or 0..9
+    std::string celery_priority_column;
     std::string job_name;       // --format bullmq
     std::string bullmq_job_id;  // a brace template over the row
     std::string bullmq_prefix = RedisSinkOptions{}.bullmq_prefix;  // a sink option: backfill_command sets it

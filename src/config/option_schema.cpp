@@ -127,6 +127,10 @@ std::vector<OptionSpec> sink_options() {
         text(celery_priority, "--celery-priority", "sink.celery_priority",
              "--format celery: the message's priority, 0 to 9; kombu's Redis transport keeps each of its steps (0, "
              "3, 6, 9) in a list of its own, Q\\x06\\x16<step>, and its workers take step 0 first"),
+        text(celery_priority_column, "--celery-priority-column", "sink.celery_priority_column",
+             "--format celery: an integer column holding each row's priority, 0 to 9 (NULL: 0), which goes to its "
+             "step's list as with --celery-priority; a value outside 0..9 stops the run, naming the row. Not with "
+             "--celery-priority"),
         text(job_name, "--job-name", "sink.job_name",
              "--format bullmq: the jobs' name, job.name in the Worker's processor"),
         text(bullmq_job_id, "--bullmq-job-id", "sink.bullmq_job_id",

@@ -18,7 +18,7 @@ enum class OptionId {
     // sink, in the order of the job file's keys
     sink, queue, format, push, priority_column, priority, delay, due_column, overwrite, job_class, task,
     sidekiq_timestamps, sidekiq_retry, sidekiq_dead, sidekiq_field, sidekiq_tags, celery_expires, celery_kwargs,
-    routing_key, celery_priority, job_name, bullmq_job_id, bullmq_prefix, payload_template, big_numbers, json_columns, csv_null, list_key, delayed_key, delay_score,
+    routing_key, celery_priority, celery_priority_column, job_name, bullmq_job_id, bullmq_prefix, payload_template, big_numbers, json_columns, csv_null, list_key, delayed_key, delay_score,
     delayed_members, state_prefix, redis_wait, stream_maxlen, shards,
     // partitions and workers
     partitions, partition_strategy, workers,

@@ -1,8 +1,11 @@
 #include "cursor/page_bookmarks.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <thread>
 
 #include "partition/planners.hpp"
 #include "rowpump/error.hpp"
@@ -158,24 +161,71 @@ void PageBookmarks::count_to(mysql::Connection& connection, std::size_t last) {
         scale_ = static_cast<double>(counted_[k]) / static_cast<double>(bookmarks_[k].estimate);
 }
 
-std::vector<std::uint64_t> PageBookmarks::count_gaps(mysql::Connection& connection, std::size_t first,
-                                                     std::size_t last) const {
+std::vector<std::uint64_t> PageBookmarks::count_statement(mysql::Connection& connection, std::size_t begin,
+                                                          std::size_t end) const {
     // Gap i: the rows from bookmark i on and not from bookmark i + 1 on, a range of the first sort
     // column: [v(i), v(i + 1)) ascending, [v(i + 1), v(i)) descending. Counted through the index on it.
+    std::string sql = "SELECT ";
+    std::vector<mysql::Param> params;
+    for (std::size_t i = begin; i < end; ++i) {
+        SqlFragment where = from(i);
+        where.and_also({lead_ + (descending_ ? " >= " : " < ") + placeholder_, {*bookmarks_[i + 1].value}});
+        sql += (i > begin ? ", " : "") + std::string("(SELECT COUNT(*) FROM ") + table_ + " WHERE " + where.sql + ")";
+        params.insert(params.end(), where.params.begin(), where.params.end());
+    }
+    auto rows = connection.query(sql, params);
+    if (!rows.next()) throw Error("bug: a row of bookmark counts came back empty");
     std::vector<std::uint64_t> out;
-    for (std::size_t begin = first; begin < last; begin += gaps_per_statement) {
-        const std::size_t end = std::min(last, begin + gaps_per_statement);
-        std::string sql = "SELECT ";
-        std::vector<mysql::Param> params;
-        for (std::size_t i = begin; i < end; ++i) {
-            SqlFragment where = from(i);
-            where.and_also({lead_ + (descending_ ? " >= " : " < ") + placeholder_, {*bookmarks_[i + 1].value}});
-            sql += (i > begin ? ", " : "") + std::string("(SELECT COUNT(*) FROM ") + table_ + " WHERE " + where.sql + ")";
-            params.insert(params.end(), where.params.begin(), where.params.end());
+    for (std::size_t i = begin; i < end; ++i) out.push_back(rows.uint64(i - begin + 1));
+    return out;
+}
+
+std::vector<std::uint64_t> PageBookmarks::count_gaps(mysql::Connection& connection, std::size_t first,
+                                                     std::size_t last) {
+    const std::size_t gaps = last - first;
+    std::vector<std::uint64_t> out(gaps);
+    // At most gaps_per_statement a statement, and two statements as soon as there are two gaps: both
+    // sessions then have one to count.
+    const std::size_t statements =
+        std::max((gaps + gaps_per_statement - 1) / gaps_per_statement, std::min<std::size_t>(2, gaps));
+    if (statements == 0) return out;
+    const std::size_t per_statement = (gaps + statements - 1) / statements;
+    std::atomic<std::size_t> next{0};
+    // Each session takes the next statement until none is left, and writes its gaps in their places.
+    const auto take = [&](mysql::Connection& session) {
+        for (std::size_t s = next++; s < statements; s = next++) {
+            const std::size_t begin = first + s * per_statement;
+            const std::size_t end = std::min(last, begin + per_statement);
+            if (begin >= end) continue;
+            const auto counted = count_statement(session, begin, end);
+            std::copy(counted.begin(), counted.end(), out.begin() + static_cast<std::ptrdiff_t>(begin - first));
         }
-        auto rows = connection.query(sql, params);
-        if (!rows.next()) throw Error("bug: a row of bookmark counts came back empty");
-        for (std::size_t i = begin; i < end; ++i) out.push_back(rows.uint64(i - begin + 1));
+    };
+    if (statements < 2) {
+        take(connection);
+        return out;
+    }
+    if (!helper_) helper_ = std::make_unique<mysql::Connection>(connection.options());
+    std::exception_ptr helper_failure;
+    std::thread helper([&] {
+        try {
+            take(*helper_);
+        } catch (...) {
+            helper_failure = std::current_exception();
+            next = statements;  // the other session stops after its statement
+        }
+    });
+    try {
+        take(connection);
+    } catch (...) {
+        next = statements;
+        helper.join();
+        throw;
+    }
+    helper.join();
+    if (helper_failure) {
+        helper_.reset();  // opened again for the next count
+        std::rethrow_exception(helper_failure);
     }
     return out;
 }

@@ -13,7 +13,13 @@
 // Exact positions are kept while the table is unchanged (table_version.hpp) and extended on demand by
 // the exact jump, which counts only the bookmark gaps it has not counted yet: after one count to a depth,
 // a jump anywhere up to it walks at most one bookmark gap, exactly.
+//
+// A count of two gaps or more runs on two sessions at once, in statements of at most 32 gaps, each session
+// taking the next statement until none is left (disjoint key ranges; the sums are the same): the server
+// counts on two cores.
+// The second session is opened with the first one's options when first needed and kept.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,7 +79,9 @@ private:
         std::uint64_t estimate = 0;    // its position by the planner's estimates
     };
     // Counts the rows between bookmark i and i + 1 for each i in [first, last), in the list's order.
-    std::vector<std::uint64_t> count_gaps(mysql::Connection& connection, std::size_t first, std::size_t last) const;
+    std::vector<std::uint64_t> count_gaps(mysql::Connection& connection, std::size_t first, std::size_t last);
+    // One statement counting gaps [begin, end).
+    std::vector<std::uint64_t> count_statement(mysql::Connection& connection, std::size_t begin, std::size_t end) const;
     // Appends the exact positions of bookmarks up to `last` (inclusive).
     void count_to(mysql::Connection& connection, std::size_t last);
     bool counts_hold(const TableVersion& version) const;
@@ -91,6 +99,7 @@ private:
     double scale_ = 1;  // exact / estimated position at the deepest bookmark counted
     std::string method_;
     TableVersion placed_at_;
+    std::unique_ptr<mysql::Connection> helper_;  // the second session of counts; null until one is needed
 };
 
 }  // namespace rowpump

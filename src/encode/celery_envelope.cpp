@@ -15,7 +15,8 @@
 // repr, cut like Celery's at 1024 bytes (kwargsrepr likewise); eta and expires are written as Python's
 // isoformat() of a UTC time. With --celery-kwargs, the columns it names are the kwargs dict and the row
 // argument holds the others (no argument when none is left); --celery-expires sets "expires" (Celery then
-// revokes a task that had not started by then), --routing-key delivery_info's routing key.
+// revokes a task that had not started by then), --routing-key delivery_info's routing key,
+// --celery-priority or --celery-priority-column (TaskTimes::priority, each row's) properties.priority.
 #include <unistd.h>
 
 #include <cstdio>
@@ -77,8 +78,9 @@ public:
                    "\", \"delivery_mode\": 2, \"delivery_info\": {\"exchange\": \"\", \"routing_key\": ";
         append_json_string(task.celery.routing_key.empty() ? task.queue : task.celery.routing_key, routing_);
         expires_us_ = static_cast<std::int64_t>(task.celery.expires_seconds * 1e6);
-        routing_ += "}, \"priority\": " + std::to_string(task.celery.priority.value_or(0)) +
-                    ", \"body_encoding\": \"base64\", \"delivery_tag\": \"";
+        routing_ += "}, \"priority\": ";
+        priority_ = std::to_string(task.celery.priority.value_or(0));
+        tag_ = ", \"body_encoding\": \"base64\", \"delivery_tag\": \"";
     }
 
     void wrap(std::string_view argument_json, const TaskTimes& times, std::string& out) const override {
@@ -133,6 +135,9 @@ public:
         out.append(origin_);
         out.append(id);
         out.append(routing_);
+        if (times.priority) out.append(std::to_string(*times.priority));  // the row's own (a priority column)
+        else out.append(priority_);
+        out.append(tag_);
         ids_.append_uuid4(out);
         out.append("\"}}", 3);
     }
@@ -140,7 +145,9 @@ public:
 private:
     std::string task_;     // from "headers" to the task id
     std::string origin_;   // from "origin" to the correlation id
-    std::string routing_;  // from after the correlation id to the delivery tag
+    std::string routing_;  // from after the correlation id to the priority
+    std::string priority_;  // the task's priority, where a row has none of its own
+    std::string tag_;       // from after the priority to the delivery tag
     std::int64_t expires_us_ = 0;  // 0: no expiry
     UniqueIds ids_;
 };

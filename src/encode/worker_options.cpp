@@ -8,6 +8,9 @@
 //   "expires" Celery revokes a task whose expiry passed before it started (Request#revoked: "expired").
 //   kwargs    the task's keyword arguments, a dict of column names.
 //   routing_key  delivery_info's, which Celery's retry and reply routing reuse.
+//   priority  properties.priority, which kombu's Redis transport reads as an int clamped to 0..9 (virtual
+//             Channel._get_message_priority) and files under its step (redis_queue_keys.hpp); rowpump
+//             refuses values outside 0..9 rather than let kombu clamp them silently.
 #include "encode/worker_options.hpp"
 
 #include <array>
@@ -115,7 +118,12 @@ void check_worker_options(Format format, const TaskSpec& task) {
         if (!celery.kwargs.empty()) refuse(OptionId::celery_kwargs, "celery", format);
         if (!celery.routing_key.empty()) refuse(OptionId::routing_key, "celery", format);
         if (celery.priority) refuse(OptionId::celery_priority, "celery", format);
+        if (!celery.priority_column.empty()) refuse(OptionId::celery_priority_column, "celery", format);
     }
+    if (celery.priority && !celery.priority_column.empty())
+        throw OptionError({OptionId::celery_priority, " and ", OptionId::celery_priority_column,
+                           " are both given: keep ", OptionId::celery_priority, " for one priority for every row, or ",
+                           OptionId::celery_priority_column, " for each row's own"});
     if (format != Format::bullmq) {
         if (!task.bullmq.job_name.empty()) refuse(OptionId::job_name, "bullmq", format);
         if (!task.bullmq.job_id.empty()) refuse(OptionId::bullmq_job_id, "bullmq", format);
@@ -152,6 +160,7 @@ std::string worker_options_text(const TaskSpec& task) {
     if (!celery.kwargs.empty()) text += " kwargs " + joined(celery.kwargs);
     if (!celery.routing_key.empty()) text += " routing-key " + celery.routing_key;
     if (celery.priority) text += " priority " + std::to_string(*celery.priority);
+    if (!celery.priority_column.empty()) text += " priority-column " + celery.priority_column;
     if (!task.bullmq.job_name.empty()) text += " job-name " + task.bullmq.job_name;
     if (!task.bullmq.job_id.empty()) text += " job-id '" + task.bullmq.job_id + "'";
     return text;

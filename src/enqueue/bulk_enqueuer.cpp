@@ -35,9 +35,9 @@ BulkEnqueuer::BulkEnqueuer(const SinkSpec& spec, Format format, const TaskSpec& 
     if (queue_layout(format) == QueueLayout::rowpump)
         throw UsageError("format " + format_name(format) + " is not a worker format: expected sidekiq, activejob or "
                          "celery, or use the constructor without a format");
-    if (!task.celery.kwargs.empty())
-        throw UsageError("TaskSpec::celery.kwargs names columns of a table's rows; a pushed argument has none: leave "
-                         "it empty");
+    if (!task.celery.kwargs.empty() || !task.celery.priority_column.empty())
+        throw UsageError("TaskSpec::celery.kwargs and celery.priority_column name columns of a table's rows; a pushed "
+                         "argument has none: leave them empty (celery.priority sets one priority for every task)");
     if (batch_size_ == 0) throw UsageError("bulk enqueue batch size must be at least 1");
     check_derived_fields(spec, format, task, nullptr);
     const SinkSpec worker_spec = with_worker_layout(spec, format, task);

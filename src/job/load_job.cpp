@@ -39,6 +39,7 @@
 //     celery_kwargs: [name, amount]  # columns passed as keyword arguments
 //     routing_key: billing.invoice   # delivery_info's routing key (default: the queue)
 //     celery_priority: 5             # format celery: 0..9, kombu's list Q\x06\x16<step> for steps 3, 6, 9
+//     celery_priority_column: urgency  # or each row's priority from an integer column (not with celery_priority)
 //     job_name: invoice              # format bullmq: the jobs' name
 //     bullmq_job_id: "order-{id}"    # format bullmq: each job's id from its row (default: BullMQ's counter)
 //     bullmq_prefix: bull            # format bullmq: BullMQ's key prefix

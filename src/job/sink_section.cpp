@@ -73,6 +73,7 @@ std::optional<Field> read_worker_options(const Section& sink, TaskSpec& task) {
         at_field(*priority, [&] { read_celery_priority(text, task.celery); });
         last = priority;
     }
+    if (auto column = read_option(sink, OptionId::celery_priority_column, task.celery.priority_column)) last = column;
     if (auto name = read_option(sink, OptionId::job_name, task.bullmq.job_name)) last = name;
     if (auto id = read_option(sink, OptionId::bullmq_job_id, task.bullmq.job_id)) last = id;
     return last;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 #include <string_view>
 
 #include "config/option_error.hpp"
@@ -13,6 +14,8 @@ namespace {
 
 const char* const priority_input = "rp_priority";
 const char* const due_input = "rp_due";
+const char* const celery_priority_input = "rp_celery_priority";
+constexpr long long celery_max_priority = 9;  // kombu's virtual Channel.max_priority; its min_priority is 0
 
 std::optional<double> parse_number(std::optional<std::string_view> text) {
     if (!text) return std::nullopt;
@@ -78,8 +81,9 @@ void check_priority_order(const std::vector<PriorityLevel>& levels) {
             throw UsageError("priority levels must be given highest first, with decreasing thresholds");
 }
 
-void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
+void Router::request_inputs(const RouteSpec& route, const std::string& celery_priority_column, ReadSpec& read) {
     if (!route.priority_column.empty()) read.computed.push_back({priority_input, route.priority_column, ""});
+    if (!celery_priority_column.empty()) read.computed.push_back({celery_priority_input, celery_priority_column, ""});
     // UNIX_TIMESTAMP reads the column in the session's time zone, exactly as the server sees it, but
     // returns NULL past 2038-01-19 (MariaDB before 11.5, 32-bit time): later due times count on from
     // 2038-01-01, which is exact unless the zone's UTC offset then differs from January's (DST).
@@ -89,7 +93,8 @@ void Router::request_inputs(const RouteSpec& route, ReadSpec& read) {
                                  "TIMESTAMPDIFF(MICROSECOND, '2038-01-01 00:00:00', {}) / 1000000)"});
 }
 
-Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {
+Router::Router(const RouteSpec& route, const std::string& celery_priority_column, const ReadPlan& plan)
+    : route_(route), celery_priority_column_(celery_priority_column) {
     if (!route.levels.empty() && route.priority_column.empty())
         throw config::OptionError({"priority levels need a priority column (", config::OptionId::priority_column, ")"});
     if (!route.priority_column.empty() && route.levels.size() < 2)
@@ -110,6 +115,44 @@ Router::Router(const RouteSpec& route, const ReadPlan& plan) : route_(route) {
     }
     priority_position_ = computed_position(plan, priority_input);
     due_position_ = computed_position(plan, due_input);
+    if (!celery_priority_column.empty()) {
+        const Column& column = plan.table.column(celery_priority_column);
+        if (column.kind != ColumnKind::signed_integer && column.kind != ColumnKind::unsigned_integer)
+            throw config::OptionError({config::OptionId::celery_priority_column, " '" + celery_priority_column +
+                                           "' is " + column.column_type + ": expected an integer column (kombu "
+                                           "reads a message's priority as an int, 0 to 9)"});
+        celery_priority_position_ = computed_position(plan, celery_priority_input);
+    }
+}
+
+void Router::name_rows_by(std::vector<std::size_t> key_positions, std::vector<std::string> key_names) {
+    key_positions_ = std::move(key_positions);
+    key_names_ = std::move(key_names);
+}
+
+std::string Router::key_text(const Page& page, std::size_t row) const {
+    std::string names;
+    std::string values;
+    for (std::size_t i = 0; i < key_positions_.size(); ++i) {
+        names += (i ? ", " : "") + key_names_[i];
+        const auto value = page.value(row, key_positions_[i]);
+        values += (i ? ", " : "") + (value ? std::string(*value) : std::string("NULL"));
+    }
+    return "(" + names + ") = (" + values + ")";
+}
+
+int Router::celery_priority(const Page& page, std::size_t row) const {
+    const auto text = page.value(row, *celery_priority_position_);
+    if (!text) return 0;  // none: kombu's default, the list Q
+    long long value = -1;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (error != std::errc() || end != text->data() + text->size() || value < 0 || value > celery_max_priority)
+        throw config::OptionFailure({"the row " + key_text(page, row) + " holds " + std::string(*text) + " in `" +
+                                         celery_priority_column_ + "`, the column of ",
+                                     config::OptionId::celery_priority_column,
+                                     ", but a Celery priority is 0 to 9 (kombu would clamp it): fix the row; no job of "
+                                     "its page was written, pages already written (by any worker) stay in the queue"});
+    return static_cast<int>(value);
 }
 
 void Router::route(const Page& page, std::size_t row, Message& message,
@@ -128,6 +171,7 @@ void Router::route(const Page& page, std::size_t row, Message& message,
             }
         }
     }
+    if (celery_priority_position_) message.priority_level = celery_priority(page, row);
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
     if (route_.delay.count() > 0) message.due_ms = now_ms + route_.delay.count();
     if (due_position_) {

@@ -26,7 +26,7 @@ std::vector<PlannedQuery> first_page(const ReadPlan& plan, const PageSql& sql, c
 JobOutline outline_job(const JobSpec& spec) {
     JobOutline out;
     out.plan = std::make_shared<const ReadPlan>(plan_job_read(spec));
-    [[maybe_unused]] const Router router(spec.route, *out.plan);  // checks the routing inputs as the run does
+    [[maybe_unused]] const Router router(spec.route, spec.task.celery.priority_column, *out.plan);  // checks the routing inputs as the run does
     out.workers = worker_count(spec);
     out.partitions = plan_job_partitions(spec, *out.plan, out.workers);
     const PageSql sql(*out.plan);

@@ -19,7 +19,7 @@ ReadPlan plan_job_read(const JobSpec& spec) {
         read.max_page_size = std::min(read.max_page_size, RateLimiter(spec.rate).page_cap(read.min_page_size));
         read.page_size = std::min(read.page_size, read.max_page_size);
     }
-    Router::request_inputs(spec.route, read);
+    Router::request_inputs(spec.route, spec.task.celery.priority_column, read);
     return plan_read(spec.mysql, read);
 }
 

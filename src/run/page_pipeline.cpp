@@ -35,6 +35,7 @@ void PageEncoder::encode(const Page& page, EncodedPage& into) const {
         // Routed first: a worker format writes the due time into the job.
         router_.route(page, row, message, now);
         times.due_ms = message.due_ms;
+        if (router_.routes_celery_priority()) times.priority = static_cast<unsigned>(message.priority_level);
         encoder_.encode_task(page, row, times, message.payload);
     }
     into.last_key = page.last_key();

@@ -9,6 +9,7 @@
 #include "checkpoint/job_store.hpp"
 #include "config/option_checks.hpp"
 #include "log.hpp"
+#include "paging/page_sql.hpp"
 #include "route/router.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
@@ -67,6 +68,7 @@ void apply_worker_format(JobSpec& spec) {
     if (spec.sink.queue.empty()) spec.sink.queue = default_queue(spec.format);
     spec.task.queue = spec.sink.queue;
     spec.sink.redis_only.celery_priority = spec.task.celery.priority.value_or(0);
+    spec.sink.redis_only.celery_priority_per_row = !spec.task.celery.priority_column.empty();
 }
 
 // Key names and the state prefix, refused as the sink and the job store would refuse them, before anything
@@ -166,7 +168,11 @@ Prepared prepare(const JobSpec& spec, const JobControl& control) {
     ReadPlan plan = plan_job_read(spec);
     plan.spec.page_size_override = prepared.gate->page_size_override();  // POST /page-size
     prepared.plan = std::make_shared<const ReadPlan>(std::move(plan));
-    prepared.router = std::make_unique<Router>(spec.route, *prepared.plan);
+    prepared.router = std::make_unique<Router>(spec.route, spec.task.celery.priority_column, *prepared.plan);
+    const PageSql sql(*prepared.plan);
+    std::vector<std::string> key_names;
+    for (const Column& key : sql.key_columns(Pass::main)) key_names.push_back(key.name);
+    prepared.router->name_rows_by(sql.key_positions(Pass::main), std::move(key_names));
     prepared.spec.sink.priority_lists.clear();
     for (const auto& level : spec.route.levels) prepared.spec.sink.priority_lists.push_back(level.name);
     prepared.encoder = make_encoder(spec.format, prepared.plan->columns, prepared.spec.task, spec.payload);

@@ -44,6 +44,8 @@ protected:
         for (auto& [number, connection] : databases_) {
             connection.command({"DEL", queue_, "queue:" + queue_, record_key_, record_key_ + ":revoked",
                                 "_kombu.binding." + queue_});
+            // kombu's lists of priority steps 3, 6 and 9 (redis_queue_keys.hpp: celery_priority_list).
+            for (const char* step : {"3", "6", "9"}) connection.command({"DEL", queue_ + "\x06\x16" + step});
             connection.command({"SREM", "queues", queue_});
             for (const char* set : {"schedule", "retry", "dead"})
                 for (const auto& member : ours(connection, set)) connection.command({"ZREM", set, member});

@@ -1,8 +1,9 @@
 // The worker options, each checked by the real worker that reads it: a real `sidekiq` (Debian's 6.4, with
 // tests/workers/sidekiq_recorder.rb) honours "retry" 0 (a failure goes straight to `dead`), false and
 // "dead" false (a failure is kept nowhere), and carries tags and custom fields to the job; a real
-// `celery worker` (tests/workers/rowpump_test_tasks.py) receives kwargs and the routing key, and revokes
-// instead of running a task whose "expires" passed. Bad values and combinations exit 2 with one line.
+// `celery worker` (tests/workers/rowpump_test_tasks.py) receives kwargs, the routing key and each row's
+// priority from a column (in kombu's order of lists), and revokes instead of running a task whose "expires"
+// passed. Bad values and combinations exit 2 with one line.
 //
 // The databases are worker_formats_test.cpp's (11 for Sidekiq, 12 for Celery); every key or member this
 // test writes carries its queue's name, and it deletes them.
@@ -41,6 +42,16 @@ protected:
         return RealWorkerTest::start_sidekiq(sidekiq_db, "sidekiq_recorder.rb", 1, false);
     }
     std::unique_ptr<WorkerProcess> start_celery() { return RealWorkerTest::start_celery(celery_db); }
+
+    // Adds the column `urgency` of `type`, set to `value` (SQL over id), and backfills Celery tasks with it
+    // as their priority column.
+    CliRun backfill_by_urgency(const std::string& type, const std::string& value) {
+        tables().execute(table_, "ALTER TABLE {t} ADD COLUMN urgency " + type + " NULL");
+        tables().execute(table_, "UPDATE {t} SET urgency = " + value);
+        // One worker: the table's four rows are one page.
+        return backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record", "--celery-priority-column",
+                                    "urgency", "--workers", "1"});
+    }
 };
 
 TEST_F(WorkerOptionsTest, SidekiqRetryZeroSendsAFailedJobStraightToDeadWithItsTagsAndFields) {
@@ -137,6 +148,48 @@ TEST_F(WorkerOptionsTest, CeleryPriorityGoesToTheListKombuReadsForItsStep) {
     EXPECT_EQ(length(celery_db, step6), 0u);
 }
 
+// --celery-priority-column: each row's message carries the row's priority and sits in its step's list; the
+// real worker receives each with that priority and takes the lists step 0 first (Q, then 3, then 9).
+TEST_F(WorkerOptionsTest, CeleryPriorityColumnSendsEachRowToItsOwnStep) {
+    const CliRun run = backfill_by_urgency("TINYINT", "ELT(id, 9, NULL, 4, 0)");
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    const std::string step3 = queue_ + "\x06\x16" + "3";
+    const std::string step9 = queue_ + "\x06\x16" + "9";
+    EXPECT_EQ(length(celery_db, queue_), 2u) << "priorities NULL and 0: the list Q itself";
+    EXPECT_EQ(length(celery_db, step3), 1u) << "priority 4 is kombu's step 3";
+    EXPECT_EQ(length(celery_db, step9), 1u);
+    auto worker = start_celery();
+    if (!worker) GTEST_SKIP() << "celery is not installed: bash scripts/setup.sh installs celery and python3-celery";
+    wait_until_done([&] { return length(celery_db, record_key_) >= 4; }, *worker);
+    const auto runs = records(celery_db, record_key_);
+    ASSERT_EQ(runs.size(), 4u) << worker->describe();
+    const std::map<std::int64_t, int> priority_of{{1, 9}, {2, 0}, {3, 4}, {4, 0}};
+    std::vector<std::int64_t> order;
+    for (const auto& ran : runs) {
+        const std::int64_t id = ran["row"]["id"].GetInt64();
+        order.push_back(id);
+        EXPECT_EQ(ran["priority"].GetInt(), priority_of.at(id)) << "row " << id;
+    }
+    ASSERT_EQ(order.size(), 4u);
+    EXPECT_EQ(std::vector<std::int64_t>(order.begin() + 2, order.end()), (std::vector<std::int64_t>{3, 1}))
+        << "Q's two rows first, then step 3's, then step 9's";
+    EXPECT_EQ(length(celery_db, step3) + length(celery_db, step9), 0u);
+}
+
+// A priority kombu would clamp (here 12) stops the run before its page is written, naming the row's key
+// and the column; nothing of that page is in any list.
+TEST_F(WorkerOptionsTest, CeleryPriorityColumnOutOfRangeNamesTheRowAndWritesNothingOfItsPage) {
+    const CliRun run = backfill_by_urgency("INT", "IF(id = 3, 12, 1)");
+    EXPECT_EQ(run.exit_code, 1) << run.describe();
+    const auto err = lines(run.err);
+    ASSERT_EQ(err.size(), 1u) << "one clear line\n" << run.describe();
+    EXPECT_NE(err[0].find("(id) = (3) holds 12 in `urgency`"), std::string::npos) << run.describe();
+    EXPECT_NE(err[0].find("--celery-priority-column"), std::string::npos) << run.describe();
+    for (const char* step : {"", "3", "6", "9"})
+        EXPECT_EQ(length(celery_db, *step ? queue_ + "\x06\x16" + step : queue_), 0u)
+            << "the page holding row 3 is all four rows";
+}
+
 TEST_F(WorkerOptionsTest, CeleryRevokesATaskWhoseExpiryPassedBeforeItStarted) {
     const CliRun expiring = backfill(celery_db, {"--format", "celery", "--task", "rowpump_test.record",
                                                  "--celery-expires", "1"});
@@ -175,6 +228,11 @@ TEST_F(WorkerOptionsTest, BadWorkerOptionsAreRefusedWithOneLine) {
         {{"--format", "celery", "--task", "t", "--celery-priority", "10"}, "--celery-priority"},
         {{"--format", "celery", "--task", "t", "--celery-priority", "high"}, "--celery-priority"},
         {{"--format", "sidekiq", "--job-class", "A", "--celery-priority", "3"}, "--celery-priority"},
+        {{"--format", "celery", "--task", "t", "--celery-priority", "3", "--celery-priority-column", "id"},
+         "--celery-priority-column"},
+        {{"--format", "celery", "--task", "t", "--celery-priority-column", "price"}, "--celery-priority-column 'price'"},
+        {{"--format", "celery", "--task", "t", "--celery-priority-column", "nope"}, "nope"},
+        {{"--format", "sidekiq", "--job-class", "A", "--celery-priority-column", "id"}, "--celery-priority-column"},
     };
     for (const auto& [flags, needle] : cases) expect_one_line_refusal(backfill(celery_db, flags), needle);
     EXPECT_EQ(length(celery_db, queue_), 0u);

@@ -66,7 +66,7 @@ const std::string serialized_row =
     "\"zero\":\"0000-00-00 00:00:00\",\"at\":\"12:30:00\",\"none\":null,\"_aj_symbol_keys\":[]}";
 
 TEST(ActiveJobFormatTest, ReadyJobIsWhatTheSidekiqAdapterPushes) {
-    EXPECT_EQ(without_ids(encode({now_us, 0})),
+    EXPECT_EQ(without_ids(encode({now_us, 0, {}})),
               "{\"retry\":true,\"queue\":\"invoices\",\"class\":\"ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper\","
               "\"wrapped\":\"Billing::InvoiceJob\",\"args\":[{\"job_class\":\"Billing::InvoiceJob\",\"job_id\":\"UUID\","
               "\"provider_job_id\":null,\"queue_name\":\"invoices\",\"priority\":null,\"arguments\":[" +
@@ -77,7 +77,7 @@ TEST(ActiveJobFormatTest, ReadyJobIsWhatTheSidekiqAdapterPushes) {
 }
 
 TEST(ActiveJobFormatTest, ScheduledJobCarriesScheduledAtAndNoSidekiqEnqueuedAt) {
-    const std::string job = encode({now_us, 1'796'129'000'250});
+    const std::string job = encode({now_us, 1'796'129'000'250, {}});
     EXPECT_NE(job.find("\"enqueued_at\":\"2026-12-01T12:43:09.462728000Z\",\"scheduled_at\":"
                        "\"2026-12-01T12:43:20.250000000Z\"}]"),
               std::string::npos)
@@ -90,8 +90,8 @@ TEST(ActiveJobFormatTest, EachJobHasItsOwnIds) {
     const auto encoder = make_encoder(Format::activejob, {column("id", ColumnKind::signed_integer)}, activejob_task());
     std::string first;
     std::string second;
-    encoder->encode_task(page, 0, {now_us, 0}, first);
-    encoder->encode_task(page, 0, {now_us, 0}, second);
+    encoder->encode_task(page, 0, {now_us, 0, {}}, first);
+    encoder->encode_task(page, 0, {now_us, 0, {}}, second);
     const std::regex ids("\"job_id\":\"([^\"]+)\".*\"jid\":\"([0-9a-f]{24})\"");
     std::smatch a;
     std::smatch b;

@@ -187,7 +187,7 @@ TEST_F(JobYamlTest, WrongTypesOfOtherFields) {
     expect_job_error(std::string(minimal_source) + "sink: stdout\n", 4, 7,
                      "sink: expected a map with the keys uri, queue, format, push, priority, delay, due_column, "
                      "overwrite, job_class, task, sidekiq_timestamps, sidekiq_retry, sidekiq_dead, sidekiq_fields, "
-                     "sidekiq_tags, celery_expires, celery_kwargs, routing_key, celery_priority, job_name, bullmq_job_id, "
+                     "sidekiq_tags, celery_expires, celery_kwargs, routing_key, celery_priority, celery_priority_column, job_name, bullmq_job_id, "
                      "bullmq_prefix, "
                      "template, big_numbers, json_columns, "
                      "csv_null, list_key, "

@@ -164,7 +164,7 @@ TEST(OptionSchemaTest, SectionKeysKeepTheJobFilesOrder) {
               (std::vector<std::string>{"uri", "queue", "format", "push", "priority", "delay", "due_column",
                                         "overwrite", "job_class", "task", "sidekiq_timestamps", "sidekiq_retry",
                                         "sidekiq_dead", "sidekiq_fields", "sidekiq_tags", "celery_expires",
-                                        "celery_kwargs", "routing_key", "celery_priority", "job_name",
+                                        "celery_kwargs", "routing_key", "celery_priority", "celery_priority_column", "job_name",
                                         "bullmq_job_id", "bullmq_prefix", "template",
                                         "big_numbers", "json_columns", "csv_null", "list_key", "delayed_key",
                                         "delay_score", "delayed_members", "state_prefix", "redis_wait",

@@ -2,12 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "config/option_error.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump {
 namespace {
 
-ReadPlan routed_plan(const RouteSpec& route) {
+ReadPlan routed_plan(const RouteSpec& route, const std::string& celery_priority_column = "") {
     ReadPlan plan;
     plan.table.schema = "db";
     plan.table.name = "t";
@@ -16,8 +17,29 @@ ReadPlan routed_plan(const RouteSpec& route) {
                           {"due", "datetime", ColumnKind::datetime, true, 0, 0},
                           {"note", "varchar(20)", ColumnKind::text, true, 0, 0}};
     plan.columns = {plan.table.columns[0]};
-    Router::request_inputs(route, plan.spec);
+    plan.key.columns = {"id"};
+    Router::request_inputs(route, celery_priority_column, plan.spec);
     return plan;
+}
+
+// The level of each row of a page of (id, the routed column's value), one row per value and a last with
+// NULL; every row ready now.
+std::vector<int> routed_levels(const Router& router, std::initializer_list<const char*> values) {
+    Page page(2);
+    for (const char* value : values) {
+        page.append("1");
+        page.append(value);
+    }
+    page.append("2");
+    page.append_null();
+    std::vector<int> levels;
+    for (std::size_t row = 0; row < page.row_count(); ++row) {
+        Message message;
+        router.route(page, row, message, std::chrono::system_clock::now());
+        levels.push_back(message.priority_level);
+        EXPECT_EQ(message.due_ms, 0);
+    }
+    return levels;
 }
 
 TEST(PriorityLevels, ParsesNamesAndThresholds) {
@@ -43,21 +65,8 @@ TEST(Router, RoutesByColumnRangesAndSendsNullToTheLowestLevel) {
     route.priority_column = "amount";
     route.levels = parse_priority_levels("high:100,mid:10,low");
     auto plan = routed_plan(route);
-    Router router(route, plan);
-    Page page(2);
-    for (const char* amount : {"500", "100", "99", "10", "-3"}) {
-        page.append("1");
-        page.append(amount);
-    }
-    page.append("2");
-    page.append_null();
-    std::vector<int> levels;
-    for (std::size_t row = 0; row < page.row_count(); ++row) {
-        Message message;
-        router.route(page, row, message, std::chrono::system_clock::now());
-        levels.push_back(message.priority_level);
-        EXPECT_EQ(message.due_ms, 0);
-    }
+    const Router router(route, "", plan);
+    const std::vector<int> levels = routed_levels(router, {"500", "100", "99", "10", "-3"});
     EXPECT_EQ(levels, (std::vector<int>{0, 0, 1, 1, 2, 2}));
 }
 
@@ -65,7 +74,7 @@ TEST(Router, FixedDelayIsCountedFromNow) {
     RouteSpec route;
     route.delay = std::chrono::seconds(30);
     auto plan = routed_plan(route);
-    Router router(route, plan);
+    Router router(route, "", plan);
     Page page(1);
     page.append("1");
     Message message;
@@ -78,7 +87,7 @@ TEST(Router, DueColumnGivesTheServersEpochInMilliseconds) {
     RouteSpec route;
     route.due_column = "due";
     auto plan = routed_plan(route);
-    Router router(route, plan);
+    Router router(route, "", plan);
     Page page(2);
     page.append("1");
     page.append("1700000000.250000");
@@ -95,7 +104,7 @@ TEST(Router, RejectsADueColumnThatIsNotATime) {
     RouteSpec route;
     route.due_column = "amount";
     auto plan = routed_plan(route);
-    EXPECT_THROW(Router(route, plan), UsageError);
+    EXPECT_THROW(Router(route, "", plan), UsageError);
 }
 
 // A text column's values would all fall to the lowest level (or compare as text): refused up front.
@@ -105,12 +114,59 @@ TEST(Router, RejectsAPriorityColumnThatIsNotNumeric) {
     route.levels = parse_priority_levels("high:100,low");
     auto plan = routed_plan(route);
     try {
-        Router router(route, plan);
+        Router router(route, "", plan);
         FAIL() << "accepted";
     } catch (const UsageError& error) {
         EXPECT_EQ(std::string(error.what()),
                   "priority column 'note' is varchar(20): expected a numeric column (integer, DECIMAL, FLOAT or "
                   "DOUBLE)");
+    }
+}
+
+// A Celery priority column: each row's value is its priority (NULL: 0), read as kombu reads an int 0..9.
+TEST(Router, CeleryPriorityColumnGivesEachRowItsPriority) {
+    auto plan = routed_plan({}, "amount");
+    const Router router({}, "amount", plan);
+    ASSERT_TRUE(router.routes_celery_priority());
+    const std::vector<int> levels = routed_levels(router, {"0", "3", "8", "9"});
+    EXPECT_EQ(levels, (std::vector<int>{0, 3, 8, 9, 0}));
+    EXPECT_FALSE(Router({}, "", routed_plan({})).routes_celery_priority());
+}
+
+// Outside 0..9 kombu would clamp the value silently: the run stops instead, naming the row and the column.
+TEST(Router, CeleryPriorityOutsideKombusBoundsNamesTheRowAndTheColumn) {
+    auto plan = routed_plan({}, "amount");
+    Router router({}, "amount", plan);
+    router.name_rows_by({0}, {"id"});
+    for (const char* bad : {"10", "-1", "255"}) {
+        Page page(2);
+        page.append("17");
+        page.append(bad);
+        Message message;
+        try {
+            router.route(page, 0, message, std::chrono::system_clock::now());
+            FAIL() << bad << " accepted";
+        } catch (const config::OptionFailure& error) {
+            const std::string what = error.what();
+            EXPECT_NE(what.find("(id) = (17)"), std::string::npos) << what;
+            EXPECT_NE(what.find("holds " + std::string(bad) + " in `amount`"), std::string::npos) << what;
+            EXPECT_NE(what.find("--celery-priority-column"), std::string::npos) << what;
+            EXPECT_NE(what.find("no job of its page was written"), std::string::npos) << what;
+        }
+    }
+}
+
+TEST(Router, RejectsACeleryPriorityColumnThatIsNotAnInteger) {
+    for (const char* column : {"note", "due"}) {
+        auto plan = routed_plan({}, column);
+        try {
+            const Router router({}, column, plan);
+            FAIL() << column << " accepted";
+        } catch (const config::OptionError& error) {
+            EXPECT_NE(std::string(error.what()).find("--celery-priority-column '" + std::string(column) + "'"),
+                      std::string::npos)
+                << error.what();
+        }
     }
 }
 

@@ -133,7 +133,7 @@ protected:
           faults(GetParam().fault, static_cast<std::size_t>(table_rows / 3)),
           plan(make_plan(GetParam().page_size)),
           row_encoder(make_encoder(Format::json, plan->columns)),
-          router(RouteSpec{}, *plan),
+          router(RouteSpec{}, "", *plan),
           encoder(*row_encoder, router),
           rate(0),
           gate(ThrottleSpec{}, MySqlOptions{}, 0) {

@@ -68,7 +68,7 @@ std::vector<std::string> member_names(const rapidjson::Value& object) {
 constexpr std::int64_t now_us = 1'796'128'989'462'728;  // 2026-12-01 12:43:09.462728 UTC
 
 TEST(WorkerFormatTest, SidekiqJobHasPushBulksKeysInItsOrder) {
-    const auto job = parse(encode_task(Format::sidekiq, sidekiq_task(), {now_us, 0}));
+    const auto job = parse(encode_task(Format::sidekiq, sidekiq_task(), {now_us, 0, {}}));
     EXPECT_EQ(member_names(job), (std::vector<std::string>{"retry", "queue", "class", "args", "jid", "created_at",
                                                            "enqueued_at"}));
     EXPECT_TRUE(job["retry"].IsTrue());
@@ -84,13 +84,13 @@ TEST(WorkerFormatTest, SidekiqJobHasPushBulksKeysInItsOrder) {
 }
 
 TEST(WorkerFormatTest, SidekiqJobCarriesTheRowAsTheJsonFormatWritesIt) {
-    const std::string job = encode_task(Format::sidekiq, sidekiq_task(), {now_us, 0});
+    const std::string job = encode_task(Format::sidekiq, sidekiq_task(), {now_us, 0, {}});
     EXPECT_NE(job.find(",\"args\":[" + row_json() + "],"), std::string::npos) << job;
 }
 
 TEST(WorkerFormatTest, ScheduledSidekiqJobHasNoEnqueuedAt) {
     // Sidekiq's poller adds enqueued_at when it moves the job from `schedule` to its queue.
-    const auto job = parse(encode_task(Format::sidekiq, sidekiq_task(), {now_us, 1'796'129'000'000}));
+    const auto job = parse(encode_task(Format::sidekiq, sidekiq_task(), {now_us, 1'796'129'000'000, {}}));
     EXPECT_FALSE(job.HasMember("enqueued_at"));
     EXPECT_TRUE(job.HasMember("created_at"));
 }
@@ -98,14 +98,14 @@ TEST(WorkerFormatTest, ScheduledSidekiqJobHasNoEnqueuedAt) {
 TEST(WorkerFormatTest, Sidekiq8TimestampsAreIntegerMilliseconds) {
     TaskSpec task = sidekiq_task();
     task.sidekiq_timestamps = SidekiqTimestamps::milliseconds;
-    const auto job = parse(encode_task(Format::sidekiq, task, {now_us, 0}));
+    const auto job = parse(encode_task(Format::sidekiq, task, {now_us, 0, {}}));
     ASSERT_TRUE(job["created_at"].IsInt64());
     EXPECT_EQ(job["created_at"].GetInt64(), 1'796'128'989'462);
     EXPECT_EQ(job["enqueued_at"].GetInt64(), 1'796'128'989'462);
 }
 
 TEST(WorkerFormatTest, CeleryMessageIsKombusEnvelopeOfAProtocol2Task) {
-    const auto message = parse(encode_task(Format::celery, celery_task(), {now_us, 0}));
+    const auto message = parse(encode_task(Format::celery, celery_task(), {now_us, 0, {}}));
     EXPECT_EQ(member_names(message),
               (std::vector<std::string>{"body", "content-encoding", "content-type", "headers", "properties"}));
     EXPECT_EQ(text_of(message["content-type"]), "application/json");
@@ -144,9 +144,9 @@ TEST(WorkerFormatTest, CeleryMessageIsKombusEnvelopeOfAProtocol2Task) {
 }
 
 TEST(WorkerFormatTest, CeleryEtaIsTheDueTimeInIsoFormat) {
-    const auto with_fraction = parse(encode_task(Format::celery, celery_task(), {now_us, 1'893'456'000'250}));
+    const auto with_fraction = parse(encode_task(Format::celery, celery_task(), {now_us, 1'893'456'000'250, {}}));
     EXPECT_EQ(text_of(with_fraction["headers"]["eta"]), "2030-01-01T00:00:00.250000+00:00");
-    const auto whole_second = parse(encode_task(Format::celery, celery_task(), {now_us, 1'796'128'989'000}));
+    const auto whole_second = parse(encode_task(Format::celery, celery_task(), {now_us, 1'796'128'989'000, {}}));
     EXPECT_EQ(text_of(whole_second["headers"]["eta"]), "2026-12-01T12:43:09+00:00");
 }
 
@@ -156,7 +156,7 @@ TEST(WorkerFormatTest, CeleryArgsreprIsCutAt1024BytesOnACharacterBoundary) {
     for (int i = 0; i < 600; ++i) long_text += "\xc3\xab";  // 1200 bytes of two-byte characters
     page.append(long_text);
     std::string out;
-    make_encoder(Format::celery, {column("t", ColumnKind::text)}, celery_task())->encode_task(page, 0, {now_us, 0}, out);
+    make_encoder(Format::celery, {column("t", ColumnKind::text)}, celery_task())->encode_task(page, 0, {now_us, 0, {}}, out);
     const std::string repr = text_of(parse(out)["headers"]["argsrepr"]);
     EXPECT_LE(repr.size(), 1024u);
     EXPECT_GE(repr.size(), 1023u);

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "backend/redis/redis_queue_keys.hpp"
+#include "config/option_error.hpp"
+#include "encode/task_envelope.hpp"
 #include "encode/worker_options.hpp"
 #include "rowpump/encode.hpp"
 #include "rowpump/enqueue.hpp"
@@ -26,7 +28,7 @@ const std::vector<Column> columns = {column("id", ColumnKind::signed_integer), c
 
 std::string encode(Format format, const TaskSpec& task) {
     std::string out;
-    make_encoder(format, columns, task)->encode_task(test::one_row({"7", "Zo\xc3\xab", "1.50"}), 0, {now_us, 0}, out);
+    make_encoder(format, columns, task)->encode_task(test::one_row({"7", "Zo\xc3\xab", "1.50"}), 0, {now_us, 0, {}}, out);
     return out;
 }
 
@@ -116,11 +118,52 @@ TEST(WorkerOptionsTest, CeleryPriorityIsInThePropertiesAndNamesItsStepsList) {
     EXPECT_THROW(check_task_spec(Format::sidekiq, sidekiq), UsageError);
 }
 
+// A row's own priority (TaskTimes::priority, from --celery-priority-column) is the message's, not the task's.
+TEST(WorkerOptionsTest, CeleryRowPriorityIsThePropertiesPriority) {
+    TaskSpec task = celery_task();
+    task.celery.priority_column = "urgency";
+    const auto envelope = make_task_envelope(Format::celery, task);
+    for (const unsigned priority : {0u, 4u, 9u}) {
+        TaskTimes times;
+        times.priority = priority;
+        std::string text;
+        envelope->wrap("{\"id\":1}", times, text);
+        rapidjson::Document message;
+        message.Parse(text.data(), text.size());
+        ASSERT_FALSE(message.HasParseError()) << text;
+        EXPECT_EQ(message["properties"]["priority"].GetInt(), static_cast<int>(priority));
+    }
+}
+
+// Both priority options, or the column with another format: one line naming them, exit 2 (OptionError).
+TEST(WorkerOptionsTest, CeleryPriorityColumnIsRefusedWithTheFixedPriorityOrAnotherFormat) {
+    TaskSpec task = celery_task();
+    task.celery.priority_column = "urgency";
+    EXPECT_NO_THROW(check_worker_options(Format::celery, task));
+    EXPECT_NE(worker_options_text(task).find("priority-column urgency"), std::string::npos);
+    task.celery.priority = 3;
+    try {
+        check_worker_options(Format::celery, task);
+        FAIL() << "both accepted";
+    } catch (const config::OptionError& error) {
+        EXPECT_NE(std::string(error.what()).find("--celery-priority and --celery-priority-column are both given"),
+                  std::string::npos)
+            << error.what();
+    }
+    TaskSpec sidekiq;
+    sidekiq.job_class = "A";
+    sidekiq.celery.priority_column = "urgency";
+    EXPECT_THROW(check_worker_options(Format::sidekiq, sidekiq), config::OptionError);
+}
+
 TEST(WorkerOptionsTest, BulkEnqueueHasNoColumnsForKwargs) {
     SinkSpec sink;
     sink.uri = "stdout";
     TaskSpec task = celery_task();
     task.celery.kwargs = {"name"};
+    EXPECT_THROW(BulkEnqueuer(sink, Format::celery, task), UsageError);
+    task.celery.kwargs.clear();
+    task.celery.priority_column = "urgency";
     EXPECT_THROW(BulkEnqueuer(sink, Format::celery, task), UsageError);
 }
 

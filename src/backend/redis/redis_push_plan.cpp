@@ -1,5 +1,6 @@
 #include "backend/redis/redis_push_plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -97,6 +98,8 @@ PushPlan::PushPlan(const RedisQueueKeys& keys)
     }
     check_list_key_use(keys);
     if (layout_ == QueueLayout::sidekiq) ready_keys_.push_back(sidekiq_queue_list(keys.queue));
+    else if (layout_ == QueueLayout::celery && keys.celery_priority_per_row)
+        for (const unsigned step : {0u, 3u, 6u, 9u}) ready_keys_.push_back(celery_priority_list(keys.queue, step));
     else if (layout_ == QueueLayout::celery) ready_keys_.push_back(celery_priority_list(keys.queue, keys.celery_priority));
     else if (keys.priority_lists.empty()) ready_keys_.push_back(ready_list(keys.queue));
     for (const std::string& name : keys.priority_lists) ready_keys_.push_back(list_key(keys.list_key, keys.queue, name));
@@ -113,6 +116,8 @@ std::size_t PushPlan::destination(const Message& message) const {
     // A Celery task carries its eta in its headers and waits in its worker, not in a set.
     if (message.due_ms > 0 && layout_ != QueueLayout::celery) return ready_keys_.size();
     if (ready_keys_.size() == 1) return 0;
+    // A Celery message's own priority, 0..9: its step's list (0, 3, 6, 9), as kombu's _q_for_pri picks it.
+    if (layout_ == QueueLayout::celery) return static_cast<std::size_t>(std::clamp(message.priority_level, 0, 9) / 3);
     if (message.priority_level < 0 || static_cast<std::size_t>(message.priority_level) >= ready_keys_.size())
         throw UsageError("priority level " + std::to_string(message.priority_level) + " has no list: " +
                          std::to_string(ready_keys_.size()) + " priority lists are configured");

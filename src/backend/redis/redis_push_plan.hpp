@@ -39,7 +39,8 @@ public:
     std::size_t commands() const noexcept { return commands_.size(); }
     std::span<const std::string_view> command(std::size_t index) const;
 
-    // The ready lists, highest priority first (one list without priorities).
+    // The ready lists, highest priority first (one list without priorities; the celery layout with each
+    // message's own priority: Q and the lists of steps 3, 6 and 9).
     const std::vector<std::string>& ready_keys() const noexcept { return ready_keys_; }
     // The delayed set. Celery's layout writes none; the name is a key it never touches (its type checks pass).
     const std::string& delayed_key() const noexcept { return delayed_key_; }

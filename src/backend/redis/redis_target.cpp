@@ -15,6 +15,7 @@ RedisQueueKeys redis_queue_keys(const SinkSpec& spec) {
     keys.delayed_members = spec.redis_only.delayed_members;
     keys.bullmq_prefix = spec.redis_only.bullmq_prefix;
     keys.celery_priority = spec.redis_only.celery_priority;
+    keys.celery_priority_per_row = spec.redis_only.celery_priority_per_row;
     keys.names_given = config::redis_name_options_given(spec);
     return keys;
 }

@@ -24,6 +24,7 @@ struct RedisQueueKeys : RedisKeyNames {
     DelayedMembers delayed_members = DelayedMembers::tagged;
     std::string bullmq_prefix = "bull";  // the bullmq layout's keys: <prefix>:<queue>:wait ...
     unsigned celery_priority = 0;        // the celery layout's list (celery_priority_list)
+    bool celery_priority_per_row = false;  // each message's own (Message::priority_level, 0..9): every step's list
     // The options among those four that differ from their defaults: a worker format refuses them.
     std::vector<config::OptionId> names_given;
 };
