@@ -40,7 +40,7 @@ inflight="$(setting INFLIGHT 256 count)"
 queue_db="$(setting BENCH_QUEUE_DB 13 whole)"
 results_file fill_and_drain "$small_rows"
 queue="rp_bench_fill_drain_$$"
-handler="php $root/bench/peers/noop_handler.php"
+handler=(php "$root/bench/peers/noop_handler.php")
 
 require_env ROWPUMP_MYSQL_URL
 require_env ROWPUMP_REDIS_URL
@@ -71,27 +71,25 @@ clean_up_on_exit cleanup
 
 sbtest_table "$small_rows"
 log "$rows rows of $db_name.$table into $queue (db $queue_db); high water $high_water; $runs rounds"
-now() { date +%s.%N; }
 c_handler="$private_dir/noop_handler"
 cc -O2 -o "$c_handler" "$root/bench/peers/noop_handler.c" || fail "cannot compile bench/peers/noop_handler.c"
+now_us() { echo "${EPOCHREALTIME/./}"; }  # wall clock in microseconds, without a process
 
-# vm PID FIELD: FIELD (VmRSS, VmHWM) of /proc/PID/status in KB, 0 when it is gone.
-vm() { awk -v f="$2:" '$1 == f { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-# sample FILE: every 20 ms, a line "depth redis_rss_kb mariadb_rss_kb", until killed.
-sample() {
-  while :; do
-    echo "$(redis LLEN "$queue") $(vm "$redis_pid" VmRSS) $(vm "$mariadb_pid" VmRSS)" >>"$1"
-    sleep 0.02
-  done
+# vm PID FIELD: vm_kb set to FIELD (VmRSS, VmHWM) of /proc/PID/status in KB, 0 when it is gone. Builtins
+# only: it runs every 20 ms beside the measured processes.
+vm() {
+  local key value rest
+  vm_kb=0
+  while read -r key value rest; do
+    [[ "$key" != "$2:" ]] || { vm_kb="$value"; return; }
+  done 2>/dev/null <"/proc/$1/status" || true
 }
-# drained: whether the list and every processing list of the queue are empty, i.e. the last task was
-# acknowledged. The end of an item: a worker waiting on the empty list may take a second or so to see the
-# SIGTERM that follows, which is not the drain's time.
-drained() {
-  [[ "$(redis LLEN "$queue")" == 0 ]] || return 1
-  local list
-  for list in $(redis --scan --pattern "$queue:processing:*"); do [[ "$(redis LLEN "$list")" == 0 ]] || return 1; done
-}
+# The watch of a run: one redis-cli, connected all along (a process per look would take a core of the two),
+# prints every 20 ms "TIME_US READY HELD": the server's clock in microseconds, the list's length, and that
+# plus every processing list of the queue (tasks popped and not acknowledged yet).
+watch_script="local t = redis.call('TIME') local ready = redis.call('LLEN', KEYS[1]) local held = ready
+for _, key in ipairs(redis.call('KEYS', ARGV[1])) do held = held + redis.call('LLEN', key) end
+return t[1] .. string.format('%06d', t[2]) .. ' ' .. ready .. ' ' .. held"
 backfill() {  # ARGS...: the backfill into $queue, timed into fill.time
   "$time_bin" -o "$private_dir/fill.time" -f '%M %U %S' "$rowpump_bin" -q backfill --table "$table" \
     --sink "$redis_db_url" --queue "$@" >/dev/null 2>"$private_dir/fill.err" ||
@@ -101,11 +99,14 @@ backfill() {  # ARGS...: the backfill into $queue, timed into fill.time
 # run NAME: one measured run; appends to NAME.times:
 #   end_to_end_s fill_s fill_cpu fill_rss_kb consumer_cpu consumer_rss_kb mariadb_cpu redis_cpu peak_depth
 #   handler_rss_kb redis_rss_kb mariadb_rss_kb cpu_sum
+# An item ends with its backfill (fill), or once the backfill is done and a look the server took after it
+# finds nothing ready or held (the last task acknowledged): the SIGTERM that follows is not timed (a worker
+# waiting on the empty list may take a second to see it).
 run() {
-  local name="$1" fill_args=() consume_args=() handler_cmd="$handler" m0 r0 m1 r1 started filled ended done_line
-  local c_rss=0 h_rss=0 rp pid
+  local name="$1" fill_args=() consume_args=() handler_cmd="${handler[*]}" m0 r0 m1 r1 started filled="" ended="" done_line
+  local c_rss=0 h_rss=0 rp pid fill_job at ready held peak=0 redis_rss=0 mariadb_rss=0 watch_fd
   redis UNLINK "$queue" "$queue.full" >/dev/null
-  : >"$private_dir/depth"
+  rm -f "$private_dir/filled"
   case "$name" in
     fill_hw) fill_args=(--high-water "$high_water") ;;
     fill_drain_i) consume_args=(--inflight "$inflight") ;;
@@ -123,26 +124,37 @@ run() {
       sleep 0.01
     done
   fi
-  sample "$private_dir/depth" &
+  exec {watch_fd}< <(redis -r -1 -i 0.02 EVAL "$watch_script" 1 "$queue" "$queue:processing:*")
   sampler_pid=$!
   m0="$(cpu_ticks "$mariadb_pid")"; r0="$(cpu_ticks "$redis_pid")"
-  started="$(now)"
+  started="$(now_us)"
   if [[ "$name" == drain ]]; then
     redis RENAME "$queue.full" "$queue" >/dev/null
     echo "0 0 0" >"$private_dir/fill.time"
+    now_us >"$private_dir/filled"
   else
-    backfill "$queue" "${fill_args[@]}"
+    { backfill "$queue" "${fill_args[@]}" && now_us >"$private_dir/filled"; } &
+    fill_job=$!
   fi
-  filled="$(now)"
+  while read -r -u "$watch_fd" at ready held; do
+    ((ready <= peak)) || peak="$ready"
+    vm "$redis_pid" VmRSS; ((vm_kb <= redis_rss)) || redis_rss="$vm_kb"
+    vm "$mariadb_pid" VmRSS; ((vm_kb <= mariadb_rss)) || mariadb_rss="$vm_kb"
+    if [[ -z "$filled" && -s "$private_dir/filled" ]]; then
+      read -r filled <"$private_dir/filled"
+      [[ "$name" != fill ]] || { ended="$filled"; break; }
+    fi
+    [[ -n "$filled" ]] || kill -0 "${fill_job:-0}" 2>/dev/null || fail "$name: the backfill failed"
+    if [[ -n "$filled" ]] && ((at > filled && held == 0)); then ended="$at"; break; fi
+  done
+  [[ -n "$ended" ]] || fail "$name: the watch of the queue ended"
   if [[ "$name" == fill ]]; then
-    ended="$filled"
     [[ "$(redis LLEN "$queue")" == "$rows" ]] || fail "fill: the list holds $(redis LLEN "$queue") tasks, not $rows"
+    peak="$rows"  # the last look may come before the last push
   else
-    until drained; do sleep 0.01; done
-    ended="$(now)"
     rp="$(pgrep -P "$consumer_pid" -x rowpump)"
-    c_rss="$(vm "$rp" VmHWM)"
-    for pid in $(pgrep -P "$rp"); do h_rss="$(awk -v a="$h_rss" -v b="$(vm "$pid" VmHWM)" 'BEGIN { print (b > a) ? b : a }')"; done
+    vm "$rp" VmHWM; c_rss="$vm_kb"
+    for pid in $(pgrep -P "$rp"); do vm "$pid" VmHWM; ((vm_kb <= h_rss)) || h_rss="$vm_kb"; done
     # The signal goes to rowpump, not to GNU time around it (time would die of it and leave rowpump on).
     kill -TERM "$rp"
     wait "$consumer_pid" || fail "$name: the consumer ended with $?"
@@ -150,19 +162,17 @@ run() {
     done_line="$(grep -o "[0-9]* done" "$private_dir/consumer.err" | tail -n1)"
     [[ "$done_line" == "$rows done" ]] || { cat "$private_dir/consumer.err" >&2; fail "$name: the consumer did '$done_line', not $rows"; }
   fi
+  [[ -z "${fill_job:-}" ]] || wait "$fill_job"
   m1="$(cpu_ticks "$mariadb_pid")"; r1="$(cpu_ticks "$redis_pid")"
-  kill "$sampler_pid"; wait "$sampler_pid" 2>/dev/null || true; sampler_pid=""
-  local fill_rss fill_u fill_s c_u=0 c_s=0 peak redis_rss mariadb_rss
+  kill "$sampler_pid" 2>/dev/null || true; exec {watch_fd}<&-; sampler_pid=""
+  local fill_rss fill_u fill_s c_u=0 c_s=0
   read -r fill_rss fill_u fill_s <"$private_dir/fill.time"
   [[ "$name" == fill ]] || read -r _ c_u c_s <"$private_dir/consumer.time"
-  peak="$(cut -d' ' -f1 "$private_dir/depth" | sort -n | tail -n1)"
-  redis_rss="$(cut -d' ' -f2 "$private_dir/depth" | sort -n | tail -n1)"
-  mariadb_rss="$(cut -d' ' -f3 "$private_dir/depth" | sort -n | tail -n1)"
   awk -v s="$started" -v f="$filled" -v e="$ended" -v fr="$fill_rss" -v cr="$c_rss" \
       -v cu="$c_u" -v cs="$c_s" -v fu="$fill_u" -v fs="$fill_s" -v m="$((m1 - m0))" -v r="$((r1 - r0))" \
-      -v hz="$hz" -v p="${peak:-0}" -v hr="$h_rss" -v rr="${redis_rss:-0}" -v mr="${mariadb_rss:-0}" \
-      'BEGIN { printf "%.3f %.3f %.2f %d %.2f %d %.2f %.2f %d %d %d %d %.2f\n", e - s, f - s, fu + fs, fr, cu + cs, cr,
-               m / hz, r / hz, p, hr, rr, mr, fu + fs + cu + cs + (m + r) / hz }' \
+      -v hz="$hz" -v p="$peak" -v hr="$h_rss" -v rr="$redis_rss" -v mr="$mariadb_rss" \
+      'BEGIN { printf "%.3f %.3f %.2f %d %.2f %d %.2f %.2f %d %d %d %d %.2f\n", (e - s) / 1e6, (f - s) / 1e6, fu + fs,
+               fr, cu + cs, cr, m / hz, r / hz, p, hr, rr, mr, fu + fs + cu + cs + (m + r) / hz }' \
       >>"$private_dir/$name.times"
 }
 last() { tail -n1 "$private_dir/$1.times" | awk '{ printf "%s s (CPU %s), peak depth %s", $1, $13, $9 }'; }
@@ -178,7 +188,7 @@ write_task_lines() {
   [[ "$(wc -l <"$task_lines")" == "$rows" ]] || fail "the task lines are not $rows"
 }
 php_floor() {
-  "$time_bin" -o "$private_dir/php.time" -f '%e %U %S' $handler <"$task_lines" >/dev/null
+  "$time_bin" -o "$private_dir/php.time" -f '%e %U %S' "${handler[@]}" <"$task_lines" >/dev/null
   awk '{ printf "%.3f %.2f\n", $1, $2 + $3 }' "$private_dir/php.time" >>"$private_dir/php_floor.times"
 }
 
@@ -205,8 +215,8 @@ row() {  # LABEL NAME
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "${m[0]}" "${m[1]}" \
     "$(rate "$2")" "$(awk -v a="$(rate "$2")" -v b="$fill_rate" 'BEGIN { printf "%.2f", a / b }')" "${m[@]:2}"
 }
-php_wall="$(cut -d' ' -f1 "$private_dir/php_floor.times" | median)"
-php_cpu="$(cut -d' ' -f2 "$private_dir/php_floor.times" | median)"
+php_wall="$(median <(cut -d' ' -f1 "$private_dir/php_floor.times"))"
+php_cpu="$(median <(cut -d' ' -f2 "$private_dir/php_floor.times"))"
 fill_wall="$(column_median fill 1)"
 {
   echo "# Fill and drain at once: a backfill into a Redis list while --pipe consumers drain it"
