@@ -55,6 +55,9 @@ bool HandlerProcess::read_available() {
         const ssize_t got = ::read(child_.stdout_read.get(), buffer, sizeof buffer);
         if (got > 0) {
             output_.append(buffer, static_cast<std::size_t>(got));
+            // Less than asked: the pipe is empty now. A handler answers a line at a time, so another read
+            // would mostly find nothing (EAGAIN): one syscall per answer saved; the next poll sees the rest.
+            if (static_cast<std::size_t>(got) < sizeof buffer) return true;
             continue;
         }
         if (got == 0) return false;

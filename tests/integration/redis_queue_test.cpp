@@ -272,5 +272,25 @@ TEST_F(RedisQueueTest, ReleasedTasksGoBackToTheHeadInOrder) {
     EXPECT_TRUE(stats.holders[0].alive);
 }
 
+// The ack script takes the head of the processing list in one step when it is the acknowledged tasks in
+// order, and removes the others one by one: either way each ack removes one copy of its task, duplicates
+// included, and reports the ones not held.
+TEST_F(RedisQueueTest, AcksInAnyOrderRemoveOneCopyEachAndReportTheOnesNotHeld) {
+    connection_->command({"RPUSH", queue_, "a", "b", "a", "c", "d"});
+    RedisQueue queue = open();
+    const auto tasks = queue.claim(5);
+    ASSERT_EQ(tasks.size(), 5u);
+    const std::string processing = redis::processing_list(queue_, queue.consumer());
+    // A head that matches in part: the first "a" goes with the head, the second one by itself.
+    EXPECT_TRUE(queue.ack({tasks[0], tasks[2]}).empty());
+    EXPECT_EQ(list_items(*connection_, processing), (std::vector<std::string>{"b", "c", "d"}));
+    // Out of order, with a task this consumer does not hold (the second "a" was acknowledged already).
+    EXPECT_EQ(queue.ack({tasks[3], tasks[1], tasks[2]}), (std::vector<std::size_t>{2}));
+    EXPECT_EQ(list_items(*connection_, processing), (std::vector<std::string>{"d"}));
+    // The head in order: the list empties.
+    EXPECT_TRUE(queue.ack(std::vector<Task>{tasks[4]}).empty());
+    EXPECT_EQ(length(processing), 0);
+}
+
 }  // namespace
 }  // namespace rowpump::test
