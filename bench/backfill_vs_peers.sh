@@ -46,9 +46,8 @@
 # rp_bench_* and removed at the end, also after a failure.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 5 count)"
 small_rows="$(small_mode_rows)"
 sections="$(setting BENCH_SECTIONS "redis file read mysql idin big")"

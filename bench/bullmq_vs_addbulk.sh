@@ -23,9 +23,8 @@
 # creates is named rp_bench_* and removed at the end.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 ROWS="${ROWS:-${BENCH_ROWS:-100000}}"
 export ROWS

@@ -26,9 +26,8 @@
 # (bench/results/consumer_vs_peers.md). Needs php, python3-celery and ruby-sidekiq (scripts/setup.sh).
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 tasks="$(setting TASKS 100000 count)"
 queue_db="$(setting BENCH_QUEUE_DB 12 whole)"

@@ -12,10 +12,8 @@
 # BENCH_RANGES (8), BENCH_RUNS (5).
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # shellcheck source=bench/lib/measure.sh
-source "$root/bench/lib/measure.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 jobs="$(setting BENCH_JOBS 1000 count)"
 ranges="$(setting BENCH_RANGES 8 count)"
 runs="$(setting BENCH_RUNS 5 count)"

@@ -22,9 +22,8 @@
 # BENCH_MARIADB_PID and BENCH_REDIS_PID. Everything it creates is named rp_bench_* and removed at the end.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 small="$(setting BENCH_SMALL 0 '^[01]$' "0 or 1")"
 keep_tables="$(setting BENCH_KEEP_TABLES 0 '^[01]$' "0 or 1")"

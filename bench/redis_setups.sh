@@ -40,9 +40,8 @@
 # The queue is {rp_bench_setups_PID} and the job id rp_bench_setups_PID; both are removed at the end.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 source "$root/bench/lib/redis_setups.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 small_rows="$(small_mode_rows)"

@@ -22,9 +22,8 @@
 # ruby-mysql2 (scripts/setup.sh --bench). Everything it creates is named rp_bench_* and removed at the end.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 small_rows="$(small_mode_rows)"
 sidekiq_db="$(setting BENCH_SIDEKIQ_DB 13 whole)"

@@ -19,9 +19,8 @@
 # rp_bench_* and removed at the end.
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 small_rows="$(small_mode_rows)"
 results_file streams_vs_list "$small_rows"

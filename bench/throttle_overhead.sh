@@ -20,9 +20,8 @@
 # bench/sysbench_table.sh when it is missing).
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 5 count)"
 workers="$(setting BENCH_WORKERS "" optional-count)"
 table="$(setting BENCH_TABLE sbtest1 name)"

@@ -30,9 +30,8 @@
 # created by bench/sysbench_table.sh when missing).
 set -euo pipefail
 
-# shellcheck source=bench/lib/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-source "$root/bench/lib/measure.sh"
+# shellcheck source=bench/lib/measure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 source "$root/bench/lib/browser.sh"
 runs="$(setting BENCH_RUNS 3 count)"
 full_runs="$(setting BENCH_FULL_RUNS 3 count)"

@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
-# Sourced first by the bench/*.sh scripts (after their `set -euo pipefail`): $root (the checkout), log, the
-# BENCH_* settings, the load-average guard, a private temp dir, MySQL and Redis connections from
-# ROWPUMP_MYSQL_URL / ROWPUMP_REDIS_URL with no password on any command line, rowpump's sink URLs with
-# password files, server CPU ticks, medians.
+# Sourced first by the bench/*.sh scripts (after their `set -euo pipefail`; by those that measure, through
+# lib/measure.sh): $root (the checkout), log, the BENCH_* settings, the load-average guard, a private temp dir,
+# MySQL and Redis connections from ROWPUMP_MYSQL_URL / ROWPUMP_REDIS_URL with no password on any command line,
+# rowpump's sink URLs with password files, server CPU ticks, medians.
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bench_name="$(basename "$0")"

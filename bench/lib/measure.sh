@@ -1,5 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # (the globals set here are for the sourcing scripts)
-# Sourced after lib/common.sh: one measured run of a command, with what every process involved spent on it.
+# Sourced by the bench scripts that measure (in place of lib/common.sh, which it brings in): one measured run of
+# a command, with what every process involved spent on it.
 #
 #   measure_setup                  finds the MariaDB and Redis server pids (exits 2 when either is unknown)
 #   measure NAME ROWS COMMAND...   runs COMMAND once; stdin from $run_stdin, stdout to $run_stdout
@@ -14,6 +15,9 @@
 # and after ($redis_pid may list several pids, space-separated: a cluster's nodes, summed). floor = (client +
 # MariaDB + Redis CPU) / cores: no run can finish sooner on this machine, even
 # with perfect parallelism. The servers' counters also count what other sessions made them do meanwhile.
+
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 measure_setup() {
   time_bin=/usr/bin/time
