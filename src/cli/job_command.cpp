@@ -104,18 +104,28 @@ CLI::App* setup_job(CLI::App& app, JobCommandOptions& options) {
         "which writes nothing. reset runs a finished job again from the start; drop removes any job's state.\n"
         "On a Redis Cluster, --queue names the queue whose slot holds the jobs. A missing job or a refusal: exit 2.");
     job->require_subcommand(1);
-    auto* list = job->add_subcommand("list", "Every job: table, state, rows written, ranges, leases, last write");
-    add_store_options(*list, options, false);
-    list->add_flag("--json", options.json, "Print the jobs as a JSON array");
-    auto* show = job->add_subcommand("show", "One job's ranges: bounds, checkpoints, owners");
-    add_store_options(*show, options, true);
-    show->add_flag("--json", options.json, "Print the job as JSON");
-    auto* drop = job->add_subcommand("drop", "Remove a job's state (not its rows in the queue)");
-    add_store_options(*drop, options, true);
-    drop->add_flag("--force", options.force, "Remove it even while a live connection holds a lease");
-    auto* reset = job->add_subcommand("reset", "Let a finished job run again from the start");
-    add_store_options(*reset, options, true);
-    reset->add_flag("--force", options.force, "Reset a job that has not finished (nobody may hold a live lease)");
+    // Each subcommand: the store's options (and --job-id where it names one job), plus its one flag.
+    const struct {
+        const char* name;
+        const char* description;
+        bool names_a_job;
+        const char* flag;
+        bool& value;
+        const char* flag_help;
+    } subcommands[] = {
+        {"list", "Every job: table, state, rows written, ranges, leases, last write", false, "--json", options.json,
+         "Print the jobs as a JSON array"},
+        {"show", "One job's ranges: bounds, checkpoints, owners", true, "--json", options.json, "Print the job as JSON"},
+        {"drop", "Remove a job's state (not its rows in the queue)", true, "--force", options.force,
+         "Remove it even while a live connection holds a lease"},
+        {"reset", "Let a finished job run again from the start", true, "--force", options.force,
+         "Reset a job that has not finished (nobody may hold a live lease)"},
+    };
+    for (const auto& subcommand : subcommands) {
+        auto* added = job->add_subcommand(subcommand.name, subcommand.description);
+        add_store_options(*added, options, subcommand.names_a_job);
+        added->add_flag(subcommand.flag, subcommand.value, subcommand.flag_help);
+    }
     return job;
 }
 
