@@ -173,6 +173,10 @@ public:
         pid_ = 0;
     }
 
+    // SIGSTOP / SIGCONT: the server holds its connections open and answers nothing until thawed.
+    void freeze() { ::kill(pid_, SIGSTOP); }
+    void thaw() { ::kill(pid_, SIGCONT); }
+
     unsigned port() const { return port_; }
     std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_) + "/0"; }
 
