@@ -136,14 +136,15 @@ protected:
         return rows;
     }
 
-    // Reads each range with its own PageReader, as parallel workers would, and checks that every row the
-    // plan covers is read exactly once overall. Returns the rows read per range.
+    // Reads each range with its own PageReader over one session, as a worker reads the ranges it takes, and
+    // checks that every row the plan covers is read exactly once overall. Returns the rows read per range.
     static std::vector<std::uint64_t> read_exactly_once(const std::shared_ptr<const ReadPlan>& plan,
                                                         const std::vector<KeyRange>& ranges) {
         auto seen = expected_rows(*plan);
         std::vector<std::uint64_t> per_range;
+        const auto session = open_reader_session(mysql(), *plan);
         for (const auto& range : ranges) {
-            PageReader reader(mysql(), plan, range);
+            PageReader reader(session, plan, range);
             std::uint64_t rows = 0;
             while (auto page = reader.next_page()) {
                 for (std::size_t row = 0; row < page->row_count(); ++row) {
