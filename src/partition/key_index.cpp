@@ -66,8 +66,31 @@ std::optional<KeyValue> KeyIndex::nth(const PageBounds& bounds, std::uint64_t of
     return single_key(column_list(key_), conditions(bounds), offset);
 }
 
-std::optional<KeyValue> KeyIndex::first_from_leading(const KeyPart& from) {
-    return single_key(column_list(key_), leading_conditions(from, std::nullopt), 0);
+std::vector<std::optional<KeyValue>> KeyIndex::first_from_leading(const std::vector<KeyPart>& from) {
+    std::vector<std::optional<KeyValue>> keys(from.size());
+    in_batches(from.size(), estimates_per_explain, [&](std::size_t first, std::size_t count) {
+        // A UNION ALL of the single-row lookups, each tagged with its place: each is planned alone, as a
+        // descent of the index.
+        std::string sql;
+        std::vector<mysql::Param> params;
+        for (std::size_t i = 0; i < count; ++i) {
+            SqlFragment where = leading_conditions(from[first + i], std::nullopt);
+            sql += (i ? " UNION ALL " : "") + std::string("(SELECT ? AS rp_i, ") + select_list_ + " FROM " +
+                   plan_.table.quoted_name() + " WHERE " + where.sql + " ORDER BY " + column_list(key_) + " LIMIT 1)";
+            params.emplace_back(static_cast<std::uint64_t>(first + i));
+            params.insert(params.end(), where.params.begin(), where.params.end());
+        }
+        connection_.retrying([&] {
+            auto result = connection_.query(sql, params);
+            while (result.next()) {
+                KeyValue key;
+                for (std::size_t c = 0; c < columns_.size(); ++c)
+                    key.push_back(key_part_from_text(columns_[c], result.text(static_cast<std::uint32_t>(c + 2))));
+                keys.at(result.uint64(1)) = std::move(key);
+            }
+        });
+    });
+    return keys;
 }
 
 std::optional<KeyValue> KeyIndex::last(const PageBounds& bounds) {

@@ -48,8 +48,10 @@ public:
                                 std::uint64_t limit);
     // The counts of many spans, each no further than `limit`, in their order: one query for up to 32.
     std::vector<std::uint64_t> count_leading(const std::vector<LeadingSpan>& spans, std::uint64_t limit);
-    // The first key whose first column is at least `from`; nullopt when there is none.
-    std::optional<KeyValue> first_from_leading(const KeyPart& from);
+    // For each of `from`, the first key whose first column is at least it (nullopt when there is none), in
+    // their order: one statement for up to `estimates_per_explain` of them (a round trip each was most
+    // of a plan's cost when it placed a thousand boundaries).
+    std::vector<std::optional<KeyValue>> first_from_leading(const std::vector<KeyPart>& from);
     // For a text first column: each of `characters` ranked as the column's collation orders them (0 the
     // lowest; characters it deems equal, such as 'a' and 'A' case-insensitively, share a rank). The server
     // sorts them: rowpump never compares text itself. Empty for a column with no collation.

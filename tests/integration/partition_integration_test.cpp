@@ -419,6 +419,31 @@ TEST_F(PartitionTest, BatchedEstimatesAndCountsAreThoseOfEachSpanAlone) {
     EXPECT_GT(nonzero, spans.size() / 2);
 }
 
+// The boundaries' lookups, batched (64 a statement): each is the first key from its value, as the
+// table's own ORDER BY ... LIMIT 1 finds it, and none past the last key.
+TEST_F(PartitionTest, BatchedFirstKeysAreThoseOfEachValueAlone) {
+    const std::string table = tables()["mixed"];  // dense 1..30000, then sparse 1,001,000..31,000,000
+    auto plan = plan_for(table);
+    KeyIndex index(tables().connection(), *plan);
+    std::vector<KeyPart> from;
+    for (std::int64_t value = -5; value < 32'000'000; value += 300'000) from.push_back(KeyPart{value});
+    ASSERT_GT(from.size(), 64u);  // two statements
+    const auto keys = index.first_from_leading(from);
+    ASSERT_EQ(keys.size(), from.size());
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        auto rows = tables().connection().query("SELECT id FROM " + mysql::quote_identifier(table) +
+                                                " WHERE id >= ? ORDER BY id LIMIT 1", {std::get<std::int64_t>(from[i])});
+        SCOPED_TRACE("value " + std::to_string(std::get<std::int64_t>(from[i])));
+        if (!rows.next()) {
+            EXPECT_FALSE(keys[i]);
+            continue;
+        }
+        ASSERT_TRUE(keys[i]);
+        EXPECT_EQ(std::to_string(std::get<std::int64_t>((*keys[i])[0])), rows.text(1));
+    }
+    EXPECT_FALSE(keys.back());  // past the last key
+}
+
 // A --where may hold a subquery, which EXPLAIN numbers among the SELECTs of a UNION: the estimates of
 // such a plan are still each span's own, for many spans and for one.
 TEST_F(PartitionTest, EstimatesUnderAWhereWithASubqueryAreThoseOfEachSpanAlone) {
