@@ -165,7 +165,7 @@ CursorPage Cursor::jump_exact(std::uint64_t number, std::size_t size) {
     const std::uint64_t position = (number - 1) * size;
     std::vector<KeyValue> keys;
     // Within a bookmark's span of the start, counting from it costs less than placing bookmarks (a new
-    // Cursor's, or the command line's every call, pays about 0.3 s for them on 20M rows).
+    // Cursor's, or the command line's every call, pays about 0.2 s for them on 20M rows: bench/results/cursor.md).
     if (!impl_->sql.filtered() && position > PageBookmarks::span_rows) {
         const TableVersion version = table_version(impl_->connection, impl_->table);
         auto& bookmarks = impl_->current_bookmarks(version);
