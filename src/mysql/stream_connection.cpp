@@ -69,10 +69,15 @@ struct StreamConnection::Session {
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
     // A statement left open is cut off, not drained: the socket is shut first, so that freeing the result
-    // finds its end at once instead of reading the rest of the rows.
+    // finds its end at once instead of reading the rest of the rows, and closed with a reset (no linger):
+    // a plain close leaves the client's side holding a full receive window, and the server waits on it
+    // until net_write_timeout (seen: 60 s in "Writing to net", the table's metadata lock held).
     ~Session() {
         if (!result) return;
-        ::shutdown(mysql_get_socket(handle.get()), SHUT_RDWR);
+        const int socket = mysql_get_socket(handle.get());
+        const linger reset{1, 0};
+        ::setsockopt(socket, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        ::shutdown(socket, SHUT_RDWR);
         result.reset();
     }
 
