@@ -24,6 +24,9 @@ inline constexpr int tls_error = 2026;  // CR_SSL_CONNECTION_ERROR
 // The statement failed but the session lives; the same statement may succeed when tried again.
 inline constexpr int lock_wait_timeout = 1205;  // only the statement was rolled back
 inline constexpr int deadlock = 1213;           // the whole transaction was rolled back
+// KILL QUERY: the statement stopped, the session lives. Not transient for every statement (an operator
+// may mean it); the streaming reader retries it (stream_connection.cpp).
+inline constexpr int query_interrupted = 1317;  // ER_QUERY_INTERRUPTED
 
 constexpr bool is_connection_loss(int code) {
     switch (code) {

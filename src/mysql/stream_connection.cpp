@@ -3,6 +3,7 @@
 #include <mysql.h>
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include "config/option_error.hpp"
 #include "log.hpp"
 #include "mysql/client_handle.hpp"
+#include "mysql/error_codes.hpp"
 #include "mysql/inline_params.hpp"
 
 namespace rowpump::mysql {
@@ -63,7 +65,25 @@ MYSQL_ROW fetch_row(MYSQL* handle, MYSQL_RES* result) {
 }  // namespace
 
 struct StreamConnection::Session {
+    explicit Session(ClientHandle client) : handle(std::move(client)) {}
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+    // A statement left open is cut off, not drained: the socket is shut first, so that freeing the result
+    // finds its end at once instead of reading the rest of the rows, and closed with a reset (no linger):
+    // a plain close leaves the client's side holding a full receive window, and the server waits on it
+    // until net_write_timeout (seen: 60 s in "Writing to net", the table's metadata lock held).
+    ~Session() {
+        if (!result) return;
+        const int socket = mysql_get_socket(handle.get());
+        const linger reset{1, 0};
+        ::setsockopt(socket, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        ::shutdown(socket, SHUT_RDWR);
+        result.reset();
+    }
+
     ClientHandle handle;
+    std::unique_ptr<MYSQL_RES, ResultFree> result;  // the statement begin_rows left open, before the handle
+    std::string sql;                                // its text without values, for errors
 };
 
 StreamConnection::StreamConnection(MySqlOptions options) : options_(std::move(options)) { open(); }
@@ -72,6 +92,7 @@ StreamConnection::StreamConnection(StreamConnection&&) noexcept = default;
 StreamConnection& StreamConnection::operator=(StreamConnection&&) noexcept = default;
 
 void StreamConnection::keep_alive() {
+    end_rows(EndRows::drain);
     if (session_) mysql_ping(session_->handle.get());
 }
 
@@ -82,7 +103,7 @@ void StreamConnection::open() {
                                          " was lost, and its snapshot with it: run the backfill again"});
     session_.reset();
     // Non-blocking, for fetch_row(): the reader waits on the socket its own way.
-    session_ = std::make_unique<Session>(Session{open_client_handle(options_, true)});
+    session_ = std::make_unique<Session>(open_client_handle(options_, true));
     const ServerFlavor flavor = ServerFlavor::parse(server_version(session_->handle.get()));
     apply_session_settings(options_, flavor, [this](const std::string& sql) { run(sql); });
 }
@@ -104,40 +125,76 @@ void StreamConnection::recover_from(const Error& error, int attempt, const Retry
 void StreamConnection::start_consistent_snapshot() {
     // Not a mysql::Transaction (transaction.hpp): a read-only snapshot held for the session's whole life on
     // the streaming driver, never committed; it ends with the session.
+    end_rows(EndRows::drain);
     run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
     pinned_ = true;
 }
 
 void StreamConnection::run(const std::string& sql) {
+    if (session_ && session_->result) end_rows(EndRows::drain);
     if (!session_) open();
     run_text(session_->handle.get(), sql, options_);
 }
 
-void StreamConnection::for_each_row(const std::string& sql, const std::vector<Param>& params,
-                                    const std::function<void(const RowCells&)>& on_row) {
+void StreamConnection::send(const std::string& sql, const std::vector<Param>& params) {
+    if (session_ && session_->result) end_rows(EndRows::drain);
     if (!session_) open();
     MYSQL* handle = session_->handle.get();
-    const std::string text =
-        inline_params(sql, params, [handle](std::string_view value) { return quote_string(handle, value); });
-    run(text);
-    std::unique_ptr<MYSQL_RES, ResultFree> result(mysql_use_result(handle));
-    const auto fail = [&] {
-        const int code = static_cast<int>(mysql_errno(handle));
-        const std::string state = mysql_sqlstate(handle);
-        const std::string message = mysql_error(handle);
-        result.reset();    // before the session it reads from
-        session_.reset();  // a stream cut off midway leaves the session unusable
-        throw_server_error(code, state, message, sql, options_);
-    };
-    if (!result) {
-        if (mysql_errno(handle) != 0) fail();
-        return;  // not a SELECT
-    }
-    const std::size_t width = mysql_num_fields(result.get());
-    while (MYSQL_ROW row = fetch_row(handle, result.get())) {
-        on_row(RowCells(row, mysql_fetch_lengths(result.get()), width));
-    }
+    run(inline_params(sql, params, [handle](std::string_view value) { return quote_string(handle, value); }));
+    session_->sql = sql;
+    session_->result.reset(mysql_use_result(handle));
+    if (!session_->result && mysql_errno(handle) != 0) fail();
+}
+
+void StreamConnection::fail() {
+    MYSQL* handle = session_->handle.get();
+    const int code = static_cast<int>(mysql_errno(handle));
+    const std::string state = mysql_sqlstate(handle);
+    const std::string message = mysql_error(handle);
+    const std::string sql = std::move(session_->sql);
+    session_.reset();  // a stream cut off midway leaves the session unusable
+    // KILL QUERY stops the statement and leaves the session: to a reader, which reads on after its last
+    // page on a new session, it is one more way to lose a stream, not a reason to give up.
+    if (code == codes::query_interrupted)
+        throw DbError("MySQL stopped the reader's statement (KILL QUERY): " + redact_url(message), code, state, sql,
+                      true);
+    throw_server_error(code, state, message, sql, options_);
+}
+
+void StreamConnection::for_each_row(const std::string& sql, const std::vector<Param>& params,
+                                    const std::function<void(const RowCells&)>& on_row) {
+    begin_rows(sql, params);
+    while (auto row = next_row()) on_row(*row);
+}
+
+void StreamConnection::begin_rows(const std::string& sql, const std::vector<Param>& params) { send(sql, params); }
+
+bool StreamConnection::rows_open() const { return session_ && session_->result; }
+
+std::optional<RowCells> StreamConnection::next_row() {
+    if (!rows_open()) return std::nullopt;  // not a SELECT, or read to its end
+    MYSQL* handle = session_->handle.get();
+    MYSQL_RES* result = session_->result.get();
+    if (MYSQL_ROW row = fetch_row(handle, result))
+        return RowCells(row, mysql_fetch_lengths(result), mysql_num_fields(result));
     if (mysql_errno(handle) != 0) fail();
+    session_->result.reset();  // the whole result was read: the session is ready for the next statement
+    return std::nullopt;
+}
+
+void StreamConnection::end_rows(EndRows how) {
+    if (!rows_open()) return;
+    if (how == EndRows::drop && !pinned_) {
+        session_.reset();  // ~Session cuts the statement off
+        return;
+    }
+    try {
+        while (next_row()) {
+        }
+    } catch (const std::exception& error) {
+        // The session went with the failure (fail()); its next use reopens it, or says why it cannot.
+        log().debug("ending a statement early failed: {}", error.what());
+    }
 }
 
 }  // namespace rowpump::mysql

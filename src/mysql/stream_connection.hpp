@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,19 @@ public:
     void for_each_row(const std::string& sql, const std::vector<Param>& params,
                       const std::function<void(const RowCells&)>& on_row);
 
+    // The same statement, pulled a row at a time: begin_rows sends it, next_row returns each row (valid
+    // until the next call) and nullopt at its end, which closes it. The caller may stop before the end:
+    // the statement stays open, the server waiting to send the rest, until end_rows, or until any other
+    // use of the connection ends it first (by draining it). A failure part-way throws as for_each_row.
+    void begin_rows(const std::string& sql, const std::vector<Param>& params);
+    std::optional<RowCells> next_row();
+    bool rows_open() const;
+    // How end_rows ends a statement with rows unread: `drain` reads and drops them and keeps the session;
+    // `drop` closes the session (reopened at its next use), so the server stops at once, costing a
+    // reconnect instead of reading the rest. A pinned session (a consistent snapshot) always drains.
+    enum class EndRows { drain, drop };
+    void end_rows(EndRows how);
+
     // retrying(action), as Connection's: transient failures are retried within options().retry_budget,
     // on a new session each time (a stream cut off midway leaves its session unusable).
     const MySqlOptions& options() const { return options_; }
@@ -56,7 +70,8 @@ public:
     // that retrying() would answer with a new session is final instead, and says why.
     void start_consistent_snapshot();
     // A ping, so that an idle session (a paused copy) is not closed by the server's wait_timeout; a
-    // session that is gone already is reopened by the next page, as after any loss.
+    // session that is gone already is reopened by the next page, as after any loss. An open statement
+    // (begin_rows) is drained first.
     void keep_alive();
 
 private:
@@ -65,6 +80,8 @@ private:
     void open();
     void recover_from(const Error& error, int attempt, const RetryDeadline& deadline);
     void run(const std::string& sql);
+    void send(const std::string& sql, const std::vector<Param>& params);
+    [[noreturn]] void fail();
 
     MySqlOptions options_;
     std::unique_ptr<Session> session_;

@@ -62,6 +62,12 @@ struct PageReader::Impl {
     std::size_t last_page_bytes = 0;
     std::size_t last_page_cells = 0;
     std::optional<Page> spare;               // a page handed back (recycle), read into next
+    // The keyset main pass reads a stretch of pages with one statement and cuts the pages from it
+    // (docs/DESIGN.md, "Paging"). Open while stretch_limit > 0.
+    std::size_t stretch_limit = 0;           // its LIMIT
+    std::size_t stretch_rows = 0;            // rows read from it, handed out or in the page being cut
+    std::chrono::steady_clock::time_point stretch_opened;
+    bool streams;                            // false once a wait ended a stretch: a page per statement
 
     Impl(std::shared_ptr<ReaderSession> reader_session, std::shared_ptr<const ReadPlan> read_plan, KeyRange key_range,
          std::optional<KeyValue> resume_after)
@@ -73,7 +79,108 @@ struct PageReader::Impl {
           position(resume_after),
           offset_after(std::move(resume_after)),
           pass(has_null_key_pass(*plan, range) && !position ? Pass::null_keys : Pass::main),
-          sizer(plan->spec) {}
+          sizer(plan->spec),
+          streams(plan->spec.strategy == PagingStrategy::keyset) {}
+
+    // A reader that stops (done, split, refused or failed) leaves the shared session ready for the next.
+    ~Impl() { end_stretch(); }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
+    bool stretch_open() const { return stretch_limit > 0 && connection.rows_open(); }
+
+    // Ends the open stretch: the rows past the last page handed out stay unread, and the next page opens
+    // a new stretch after that page. A rest of at most a page is drained; a longer one is cut off with
+    // its session (a reconnect costs the server less than reading it), except on a snapshot's session.
+    void end_stretch() {
+        if (stretch_open()) {
+            const bool short_rest = stretch_limit - stretch_rows <= sizer.size();
+            connection.end_rows(short_rest ? mysql::StreamConnection::EndRows::drain
+                                           : mysql::StreamConnection::EndRows::drop);
+        }
+        stretch_limit = 0;
+    }
+
+    // A stretch must not outlive the page timeout it runs under: the statement timeout is the page
+    // timeout, and it counts the time the server waits for the reader too.
+    bool stretch_too_old() const {
+        const auto timeout = plan->spec.page_timeout;
+        return timeout.count() > 0 && std::chrono::steady_clock::now() - stretch_opened > timeout / 2;
+    }
+
+    bool streaming_now() const { return streams && pass == Pass::main; }
+
+    // The next page cut from the open stretch, opening one (after the last page handed out) when none is.
+    // `pass_ended`: the stretch ended short, so the pass has no more rows.
+    Page fetch_stretch_page(std::size_t limit, bool& pass_ended) {
+        const std::size_t width = sql.select_columns().size();
+        Page page = spare ? std::move(*spare) : Page(width);
+        spare.reset();
+        if (stretch_open() && stretch_too_old()) end_stretch();
+        return connection.retrying([&] {
+            page.reset(width);
+            page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
+            pass_ended = false;
+            try {
+                if (!stretch_open()) {
+                    stretch_limit = std::max(limit, limit * pages_per_stretch);
+                    stretch_rows = 0;
+                    stretch_opened = std::chrono::steady_clock::now();
+                    const SqlFragment query = sql.keyset(Pass::main, bounds(), stretch_limit);
+                    connection.begin_rows(query.sql, query.params);
+                }
+                while (page.row_count() < limit) {
+                    const auto row = connection.next_row();
+                    if (!row) {
+                        pass_ended = stretch_rows < stretch_limit;
+                        stretch_limit = 0;
+                        break;
+                    }
+                    append_row(*row, width, page);
+                    if (++stretch_rows == stretch_limit) {
+                        // Its last row: the end of the result follows, and reading it ends the statement.
+                        if (connection.next_row()) throw Error("bug: a stretch returned more rows than its LIMIT");
+                        stretch_limit = 0;
+                        break;
+                    }
+                }
+            } catch (...) {
+                // A failed stretch is gone with its session: the retry opens a new one after the last
+                // page handed out, and this partial page is read again from there.
+                stretch_limit = 0;
+                throw;
+            }
+            if (!page.empty()) page.set_last_key(last_key_of(page));
+            last_page_bytes = page.byte_size();
+            last_page_cells = page.row_count() * width;
+            return std::move(page);
+        });
+    }
+
+    static void append_row(const mysql::RowCells& row, std::size_t width, Page& page) {
+        if (row.size() != width)
+            throw Error("bug: a page query returned " + std::to_string(row.size()) + " columns for " +
+                        std::to_string(width));
+        for (std::size_t column = 0; column < width; ++column) {
+            if (row.is_null(column)) page.append_null();
+            else page.append(row[column]);
+        }
+    }
+
+    void set_upper_bound(std::optional<KeyValue> hi) {
+        // The open stretch was sent with the old bound: it may hold rows at or past the new one.
+        if (hi != range.hi) end_stretch();
+        range.hi = std::move(hi);
+    }
+
+    void keep_alive() {
+        // The server would wait on a full socket while the reader waits: past net_write_timeout it drops
+        // the session. A reader that waits once may wait again (a rate, a held pipeline): from here on
+        // it reads a page per statement.
+        if (stretch_open()) streams = false;
+        end_stretch();
+        connection.keep_alive();
+    }
 
     PageBounds bounds() const {
         PageBounds out = first_page_bounds(pass, range);
@@ -104,15 +211,8 @@ struct PageReader::Impl {
             // a series of regrowths (each a copy of all the page holds so far).
             page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
             for (const SqlFragment& query : queries) {
-                connection.for_each_row(query.sql, query.params, [&](const mysql::RowCells& row) {
-                    if (row.size() != width)
-                        throw Error("bug: a page query returned " + std::to_string(row.size()) + " columns for " +
-                                    std::to_string(width));
-                    for (std::size_t column = 0; column < width; ++column) {
-                        if (row.is_null(column)) page.append_null();
-                        else page.append(row[column]);
-                    }
-                });
+                connection.for_each_row(query.sql, query.params,
+                                        [&](const mysql::RowCells& row) { append_row(row, width, page); });
             }
             if (!page.empty()) page.set_last_key(last_key_of(page));
             last_page_bytes = page.byte_size();
@@ -159,8 +259,13 @@ struct PageReader::Impl {
             const std::size_t limit = sizer.size();
             const auto started = std::chrono::steady_clock::now();
             std::size_t fetched = 0;
+            bool pass_ended = false;
+            const bool streamed = streaming_now();
             Page page;
-            if (pass == Pass::main && plan->spec.strategy == PagingStrategy::id_in) {
+            if (streamed) {
+                page = fetch_stretch_page(limit, pass_ended);
+                fetched = page.row_count();
+            } else if (pass == Pass::main && plan->spec.strategy == PagingStrategy::id_in) {
                 page = fetch_by_keys(page_query(limit), fetched);
             } else {
                 page = fetch_rows(page_query(limit));
@@ -172,7 +277,7 @@ struct PageReader::Impl {
                 else position = page.last_key();
                 if (pass == Pass::main) rows_skipped += fetched;
             }
-            if (fetched < limit) {
+            if (streamed ? pass_ended : fetched < limit) {
                 // A short page ends the pass: no extra empty round trip to find out.
                 if (pass == Pass::null_keys) pass = Pass::main;
                 else finished = true;
@@ -199,9 +304,9 @@ std::optional<Page> PageReader::next_page() { return impl_->next_page(); }
 void PageReader::recycle(Page page) { impl_->spare = std::move(page); }
 const std::optional<KeyValue>& PageReader::position() const { return impl_->position; }
 const KeyRange& PageReader::range() const { return impl_->range; }
-void PageReader::set_upper_bound(std::optional<KeyValue> hi) { impl_->range.hi = std::move(hi); }
+void PageReader::set_upper_bound(std::optional<KeyValue> hi) { impl_->set_upper_bound(std::move(hi)); }
 std::string PageReader::next_page_sql() const { return impl_->page_query(impl_->sizer.size()).sql; }
-void PageReader::keep_alive() { impl_->connection.keep_alive(); }
+void PageReader::keep_alive() { impl_->keep_alive(); }
 
 std::size_t PageReader::page_size() const { return impl_->sizer.size(); }
 

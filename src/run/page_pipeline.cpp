@@ -1,5 +1,6 @@
 #include "run/page_pipeline.hpp"
 
+#include <chrono>
 #include <exception>
 #include <string>
 #include <thread>
@@ -14,6 +15,10 @@ namespace rowpump {
 namespace {
 // Pages in flight per reader: one being read, one waiting, one being encoded and written.
 constexpr std::size_t pages_in_flight = 3;
+// A reader waiting longer than this for the writer (a rate, a high-water mark, a slow sink) ends the
+// statement it streams from (PageReader::keep_alive): the server would otherwise sit on a full socket,
+// and drop the session after net_write_timeout (60 s by default).
+constexpr std::chrono::milliseconds reader_patience{1000};
 }  // namespace
 
 void throw_naming_the_row(const PayloadTooLarge& error, const EncodedPage& page) {
@@ -84,7 +89,7 @@ StreamEnd stream_pages(RangeReader& reader, const PageEncoder& encoder, const Pi
             }
             if (hooks.on_read) hooks.on_read(page->row_count());
             metrics::run_counters().page_read(page->row_count());
-            if (!queue.push(std::move(*page))) break;
+            if (!queue.push(std::move(*page), reader_patience, [&] { reader.keep_alive(); })) break;
         }
     } catch (...) {
         read_failure = std::current_exception();

@@ -2,6 +2,7 @@
 // The hand-over between a range's reader and its writer: a bounded queue whose both ends block instead of
 // spinning. oneTBB's pipeline spun and yielded while it waited for a page or a free slot: 69,000
 // sched_yield calls and a third of the client's CPU in a 1M-row file backfill.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -17,10 +18,18 @@ class PageQueue {
 public:
     explicit PageQueue(std::size_t capacity) : capacity_(capacity) {}
 
-    // Waits for a free slot. False when the writer abandoned the queue: the page is dropped.
-    bool push(Page page) {
+    // Waits for a free slot. False when the writer abandoned the queue: the page is dropped. A wait
+    // longer than `patience` calls `waiting` once, on this thread and outside the lock, then waits on.
+    template <class Waiting>
+    bool push(Page page, std::chrono::milliseconds patience, Waiting&& waiting) {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return pages_.size() < capacity_ || abandoned_; });
+        const auto ready = [&] { return pages_.size() < capacity_ || abandoned_; };
+        if (!changed_.wait_for(lock, patience, ready)) {
+            lock.unlock();
+            waiting();
+            lock.lock();
+            changed_.wait(lock, ready);
+        }
         if (abandoned_) return false;
         pages_.push_back(std::move(page));
         changed_.notify_all();

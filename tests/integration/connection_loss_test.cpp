@@ -1,5 +1,8 @@
 // A reader whose connection is killed, in the middle of a page or between pages, reconnects and resumes
 // from the last key it delivered: every row arrives exactly once (docs/DESIGN.md, "Delivery guarantees").
+// keyset reads a stretch of pages per statement (docs/DESIGN.md, "Paging"): a kill between two of its
+// pages is a kill mid-stretch (stretch_test.cpp), and a page waits in the process list only where a
+// stretch starts.
 //
 // The reader's connection is found by its query text, which names this process's own table: the table is
 // write-locked from the fixture's connection so the reader's next page waits in plain sight in the
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "paging/page_size.hpp"
 #include "rowpump/reader.hpp"
 
 namespace rowpump::test {
@@ -84,29 +88,44 @@ protected:
 TEST_P(ConnectionLossTest, KilledConnectionIsReopenedAndEveryRowArrivesOnce) {
     PageReader reader(options(), plan_);
     std::vector<std::int64_t> ids;
-    for (int page = 0; page < 3; ++page) {
-        auto read = reader.next_page();
-        ASSERT_TRUE(read);
-        append_ids(*read, ids);
-    }
+    // Pages per statement, and the number of the page that opened the statement read now.
+    const std::size_t per_statement = GetParam() == PagingStrategy::keyset ? pages_per_stretch : 1;
+    std::size_t pages = 0;
+    std::size_t opened_at = 1;
+    const auto take = [&](const std::optional<Page>& page) {
+        ASSERT_TRUE(page);
+        append_ids(*page, ids);
+        ++pages;
+    };
+    // Reads on to the last page of the statement open, so that the next page sends a new one.
+    const auto to_statement_end = [&] {
+        while (pages + 1 < opened_at + per_statement) take(reader.next_page());
+    };
+    for (int page = 0; page < 3; ++page) take(reader.next_page());
+    to_statement_end();
 
     // Killed while its page query waits: the page is read again on a new connection.
+    opened_at = pages + 1;
     auto [during_query, first_id] = next_page_while_found(reader, true);
-    ASSERT_TRUE(during_query);
-    append_ids(*during_query, ids);
-    for (int page = 0; page < 3; ++page) append_ids(*reader.next_page(), ids);
+    take(during_query);
+    for (int page = 0; page < 3; ++page) take(reader.next_page());
+    to_statement_end();
 
-    // Killed while idle between pages: the next page finds the connection gone.
+    // Killed while idle between statements: the next page finds the connection gone. (Killed mid-stretch:
+    // stretch_test.cpp.)
+    opened_at = pages + 1;
     auto [located, second_id] = next_page_while_found(reader, false);
-    ASSERT_TRUE(located);
     EXPECT_NE(second_id, first_id) << "the killed connection is still in use";
-    append_ids(*located, ids);
+    take(located);
+    to_statement_end();
     watcher_->execute_text("KILL CONNECTION " + std::to_string(second_id));
-    append_ids(*reader.next_page(), ids);
+    opened_at = pages + 1;  // the reader reopens after its last page
+    take(reader.next_page());
+    to_statement_end();
+    opened_at = pages + 1;
     auto [after_idle_kill, third_id] = next_page_while_found(reader, false);
-    ASSERT_TRUE(after_idle_kill);
     EXPECT_NE(third_id, second_id) << "the reader did not reconnect after its idle connection was killed";
-    append_ids(*after_idle_kill, ids);
+    take(after_idle_kill);
 
     while (auto page = reader.next_page()) append_ids(*page, ids);
 
