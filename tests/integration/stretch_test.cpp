@@ -73,6 +73,15 @@ protected:
         return false;
     }
 
+    // Reads the reader's first page into `ids`; returns the session whose stretch still runs after it (0
+    // when there was no page or no such session).
+    std::uint64_t first_page_then_running_select(PageReader& reader, std::vector<std::int64_t>& ids) {
+        auto first = reader.next_page();
+        if (!first) return 0;
+        append_ids(*first, ids);
+        return running_select();
+    }
+
     static void append_ids(const Page& page, std::vector<std::int64_t>& ids) {
         for (std::size_t row = 0; row < page.row_count(); ++row)
             ids.push_back(std::stoll(std::string(*page.value(row, 0))));
@@ -96,11 +105,8 @@ class StretchKillTest : public StretchTest, public ::testing::WithParamInterface
 TEST_P(StretchKillTest, ReadsOnAfterItsLastPageOnANewSession) {
     PageReader reader(options(), plan_);
     std::vector<std::int64_t> ids;
-    auto first = reader.next_page();
-    ASSERT_TRUE(first);
-    append_ids(*first, ids);
-    const std::uint64_t stretch_session = running_select();
-    ASSERT_NE(stretch_session, 0u) << "the stretch was not running after its first page";
+    const std::uint64_t stretch_session = first_page_then_running_select(reader, ids);
+    ASSERT_NE(stretch_session, 0u) << "no first page, or its stretch was not running after it";
     watcher_->execute_text(std::string(GetParam()) + " " + std::to_string(stretch_session));
 
     while (auto page = reader.next_page()) {
@@ -123,11 +129,8 @@ INSTANTIATE_TEST_SUITE_P(Kills, StretchKillTest, ::testing::Values("KILL QUERY",
 TEST_F(StretchTest, SplitMidStretchStopsAtTheNewBound) {
     PageReader reader(options(), plan_);
     std::vector<std::int64_t> ids;
-    auto first = reader.next_page();
-    ASSERT_TRUE(first);
-    append_ids(*first, ids);
-    const std::uint64_t stretch_session = running_select();
-    ASSERT_NE(stretch_session, 0u) << "the stretch was not running after its first page";
+    const std::uint64_t stretch_session = first_page_then_running_select(reader, ids);
+    ASSERT_NE(stretch_session, 0u) << "no first page, or its stretch was not running after it";
 
     const std::int64_t bound = 2500;  // inside the open stretch (ids 1..16000), past the next page
     reader.set_upper_bound(KeyValue{bound});
