@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -108,7 +109,12 @@ public:
     const std::optional<KeyValue>& position() const override { return position_; }
     const KeyRange& range() const override { return range_; }
     void set_upper_bound(std::optional<KeyValue> hi) override { range_.hi = std::move(hi); }
-    void keep_alive() override {}
+    void keep_alive() override {
+        if (on_keep_alive) on_keep_alive();
+    }
+
+    // Called on each keep_alive: a reader streaming from a statement would end it there.
+    std::function<void()> on_keep_alive;
 
 private:
     const FakeTable& table_;
