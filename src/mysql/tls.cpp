@@ -113,7 +113,10 @@ std::optional<std::string> explain_tls_failure(int code, const std::string& what
     // a lost connection (2013, "system error: 104") rather than a TLS error.
     if (!options.ssl_cert.empty() && ended_after_connecting(code) && fails_only_with_the_client_pair(options))
         return client_pair_failure(what, options);
-    if (code == codes::tls_error && options.ssl_mode != SslMode::disabled)
+    // A handshake nobody answered (a frozen server, a dropped network) timed out: the network, not the
+    // certificate, and retried as any connect that times out.
+    if (code == codes::tls_error && options.ssl_mode != SslMode::disabled &&
+        what.find("timed out") == std::string::npos)
         return "TLS to " + options.redacted() + " failed (ssl-mode=" + ssl_mode_name(options.ssl_mode) +
                "): " + redact_url(what) + " (" + verification_hint(options) + ")";
     if (code == access_denied && options.ssl_mode == SslMode::disabled && options.socket.empty() &&

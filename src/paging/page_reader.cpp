@@ -116,7 +116,6 @@ struct PageReader::Impl {
         const std::size_t width = sql.select_columns().size();
         Page page = spare ? std::move(*spare) : Page(width);
         spare.reset();
-        if (stretch_open() && stretch_too_old()) end_stretch();
         return connection.retrying([&] {
             page.reset(width);
             page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
@@ -260,6 +259,12 @@ struct PageReader::Impl {
             const auto started = std::chrono::steady_clock::now();
             std::size_t fetched = 0;
             bool pass_ended = false;
+            // A stretch that lived half the page timeout is read by a slow reader (a --rate, a slow sink):
+            // streaming gains it nothing, and reopening stretches would cost a session each time.
+            if (stretch_open() && stretch_too_old()) {
+                streams = false;
+                end_stretch();
+            }
             const bool streamed = streaming_now();
             Page page;
             if (streamed) {
