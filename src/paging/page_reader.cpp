@@ -113,12 +113,7 @@ struct PageReader::Impl {
     // The next page cut from the open stretch, opening one (after the last page handed out) when none is.
     // `pass_ended`: the stretch ended short, so the pass has no more rows.
     Page fetch_stretch_page(std::size_t limit, bool& pass_ended) {
-        const std::size_t width = sql.select_columns().size();
-        Page page = spare ? std::move(*spare) : Page(width);
-        spare.reset();
-        return connection.retrying([&] {
-            page.reset(width);
-            page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
+        return read_page([&](Page& page, std::size_t width) {
             pass_ended = false;
             try {
                 if (!stretch_open()) {
@@ -149,6 +144,22 @@ struct PageReader::Impl {
                 stretch_limit = 0;
                 throw;
             }
+        });
+    }
+
+    // One page, filled by `fill(page, width)`; after a lost connection the page is emptied and filled again.
+    template <class Fill>
+    Page read_page(Fill&& fill) {
+        const std::size_t width = sql.select_columns().size();
+        // A recycled page keeps its buffers: no allocation, and no fresh memory for the kernel to fault in.
+        Page page = spare ? std::move(*spare) : Page(width);
+        spare.reset();
+        return connection.retrying([&] {
+            page.reset(width);
+            // Sized like the previous page, with room for a few longer values: one allocation instead of
+            // a series of regrowths (each a copy of all the page holds so far).
+            page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
+            fill(page, width);
             if (!page.empty()) page.set_last_key(last_key_of(page));
             last_page_bytes = page.byte_size();
             last_page_cells = page.row_count() * width;
@@ -200,23 +211,10 @@ struct PageReader::Impl {
 
     // One page from the rows of `queries`, in their order: all of them again after a lost connection.
     Page fetch_rows(std::span<const SqlFragment> queries) {
-        const std::size_t width = sql.select_columns().size();
-        // A recycled page keeps its buffers: no allocation, and no fresh memory for the kernel to fault in.
-        Page page = spare ? std::move(*spare) : Page(width);
-        spare.reset();
-        return connection.retrying([&] {
-            page.reset(width);
-            // Sized like the previous page, with room for a few longer values: one allocation instead of
-            // a series of regrowths (each a copy of all the page holds so far).
-            page.reserve(last_page_bytes + last_page_bytes / 8, last_page_cells);
-            for (const SqlFragment& query : queries) {
+        return read_page([&](Page& page, std::size_t width) {
+            for (const SqlFragment& query : queries)
                 connection.for_each_row(query.sql, query.params,
                                         [&](const mysql::RowCells& row) { append_row(row, width, page); });
-            }
-            if (!page.empty()) page.set_last_key(last_key_of(page));
-            last_page_bytes = page.byte_size();
-            last_page_cells = page.row_count() * width;
-            return std::move(page);
         });
     }
 
