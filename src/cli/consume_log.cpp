@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-#include "cli/task_metric.hpp"
 #include "fnv1a.hpp"
 #include "metrics/interval_line.hpp"
 #include "log.hpp"
@@ -77,7 +76,7 @@ void ConsumeLog::handled(const TaskContext* tasks, std::size_t count, Clock::tim
 
 void ConsumeLog::concluded(const TaskContext& task, TaskOutcome outcome) {
     const nanoseconds latency = latency_of(task);
-    stats_.record(metric_outcome(outcome), latency);
+    stats_.record(outcome, latency);
     if (!log().should_log(spdlog::level::debug)) return;
     if (latency.count() >= 0)
         log().debug("queue {}: {}, attempt {}: {} in {}", queue_, task_name(task), task.attempt, outcome_name(outcome),

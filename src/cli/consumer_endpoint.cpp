@@ -96,11 +96,11 @@ http::Response ConsumerEndpoint::status() {
     member(json, "queue", options_.queue);
     member(json, "source", redacted(consumer_.source));
     member(json, "seconds", std::chrono::duration<double>(now - started_).count());
-    member(json, "processed", counts.processed);
-    member(json, "failed", counts.failed);
-    member(json, "retried", counts.retried);
-    member(json, "dead", counts.dead);
-    member(json, "stale", counts.stale);
+    member(json, "processed", counts.outcomes.done);
+    member(json, "failed", counts.outcomes.failed());
+    member(json, "retried", counts.outcomes.retried);
+    member(json, "dead", counts.outcomes.dead);
+    member(json, "stale", counts.outcomes.stale);
     member(json, "in_flight", counts.in_flight);
     json.Key("latency");
     json.StartObject();

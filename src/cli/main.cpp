@@ -4,7 +4,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -94,6 +97,26 @@ void schedule_as_batch_work() {
         rowpump::log().debug("could not run as batch work (SCHED_BATCH): {}", std::strerror(errno));
 }
 
+// A subcommand: the options it parses into (kept while main runs) and what runs it once it is parsed.
+struct Subcommand {
+    CLI::App* parsed_by = nullptr;
+    std::function<int()> run;
+    bool batch_work = false;
+};
+
+// `run` takes the options, or the subcommand's CLI::App and the options (those with subcommands of their own).
+template <class Options, class Run>
+Subcommand subcommand(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), Run run, bool batch_work = false) {
+    auto options = std::make_shared<Options>();
+    CLI::App* command = setup(app, *options);
+    return {command,
+            [command, options, run] {
+                if constexpr (std::is_invocable_v<Run, const CLI::App&, Options&>) return run(*command, *options);
+                else return run(*options);
+            },
+            batch_work};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,20 +151,14 @@ int main(int argc, char** argv) {
     app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");
     app.add_flag("-q,--quiet", quiet, "Log only errors");
 
-    rowpump::cli::ReadOptions read;
-    CLI::App* read_command = rowpump::cli::setup_read(app, read);
-    rowpump::cli::BackfillOptions backfill;
-    CLI::App* backfill_command = rowpump::cli::setup_backfill(app, backfill);
-    rowpump::cli::PartitionOptions partition;
-    CLI::App* partition_command = rowpump::cli::setup_partition(app, partition);
-    rowpump::cli::RunOptions run;
-    CLI::App* run_command = rowpump::cli::setup_run(app, run);
-    rowpump::cli::ExplainOptions explain;
-    CLI::App* explain_command = rowpump::cli::setup_explain(app, explain);
-    rowpump::cli::QueueOptions queue;
-    CLI::App* queue_command = rowpump::cli::setup_queue(app, queue);
-    rowpump::cli::JobCommandOptions job;
-    CLI::App* job_command = rowpump::cli::setup_job(app, job);
+    using namespace rowpump::cli;
+    constexpr bool batch_work = true;  // reads the table in bulk (schedule_as_batch_work)
+    const std::vector<Subcommand> subcommands = {
+        subcommand(app, setup_read, run_read, batch_work),  subcommand(app, setup_backfill, run_backfill, batch_work),
+        subcommand(app, setup_partition, run_partition),    subcommand(app, setup_run, run_run, batch_work),
+        subcommand(app, setup_explain, run_explain),        subcommand(app, setup_queue, run_queue),
+        subcommand(app, setup_job, run_job_command),
+    };
 
     app.parse_complete_callback([&] {
         using rowpump::LogLevel;
@@ -156,15 +173,12 @@ int main(int argc, char** argv) {
     const std::vector<std::string> given_passwords = hide_passwords(argc, argv);
     if (!given_passwords.empty()) recommend_password_variables();
     int code = 0;
-    if (read_command->parsed() || backfill_command->parsed() || run_command->parsed()) schedule_as_batch_work();
     try {
-        if (read_command->parsed()) code = rowpump::cli::run_read(read);
-        else if (backfill_command->parsed()) code = rowpump::cli::run_backfill(backfill);
-        else if (partition_command->parsed()) code = rowpump::cli::run_partition(partition);
-        else if (run_command->parsed()) code = rowpump::cli::run_run(run);
-        else if (explain_command->parsed()) code = rowpump::cli::run_explain(explain);
-        else if (queue_command->parsed()) code = rowpump::cli::run_queue(*queue_command, queue);
-        else if (job_command->parsed()) code = rowpump::cli::run_job_command(*job_command, job);
+        for (const Subcommand& command : subcommands) {
+            if (!command.parsed_by->parsed()) continue;
+            if (command.batch_work) schedule_as_batch_work();
+            code = command.run();
+        }
     } catch (const rowpump::Error& error) {
         rowpump::log().error("{}", rowpump::redact_error_line(error.what(), given_passwords));
         code = static_cast<int>(error.exit_code());

@@ -17,7 +17,6 @@
 #include "cli/queue_source.hpp"
 #include "cli/queue_subcommands.hpp"
 #include "cli/stop_signal.hpp"
-#include "cli/task_metric.hpp"
 #include "cli/reload_signal.hpp"
 #include "config/option_error.hpp"
 #include "handler/exec_handlers.hpp"
@@ -99,7 +98,7 @@ int run_queue_consume(const QueueOptions& options) {
     // --log-interval's lines, and -v's per task; they end before the run's last lines.
     ConsumeLog pace(options.queue, flag_milliseconds(options.log_interval_seconds, config::OptionId::log_interval), counters);
     consumer.on_outcome = [&counters, &pace, &dead](const TaskContext& task, TaskOutcome outcome) {
-        counters.count(metric_outcome(outcome));
+        counters.count(outcome);
         dead.concluded(task, outcome);
         pace.concluded(task, outcome);
     };

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "metrics/outcome_counters.hpp"
 #include "queue/queue_consumer.hpp"
 #include "queue/queue_maintainer.hpp"
 #include "rowpump/consumer.hpp"
@@ -31,7 +32,9 @@ struct ConsumerRun {
     const std::string queue;   // for log lines and TaskContext::queue
     const RetryPolicy retry;   // the queue's own; a handler's retry or dead changes it per task
     std::atomic<bool> halt{false};  // a worker or the maintenance failed: everyone stops (run_workers)
-    std::atomic<std::uint64_t> done{0}, failed{0}, retried{0}, dead{0}, stale{0}, handed_back{0};
+    metrics::OutcomeCounters outcomes;   // the handled tasks, by what they came to
+    std::atomic<std::uint64_t> reaped_dead{0};  // dead from the reaper: their consumers were lost too often
+    std::atomic<std::uint64_t> handed_back{0};
     std::atomic<std::uint64_t> delayed_left{0};   // until_empty: as the last worker to look saw them
     std::atomic<std::size_t> drained_workers{0};  // until_empty: workers that found nothing left to run
     std::atomic<bool> said_held{false};           // until_empty: the wait for other consumers was logged

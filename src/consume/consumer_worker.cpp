@@ -50,7 +50,6 @@ TaskOutcome record(QueueConsumer& consumer, const Task& task, const TaskResult& 
         consumer.ack(task);
         return TaskOutcome::done;
     }
-    ++run.failed;
     log().debug("{} that failed has the payload {}", consumer.describe(task), task.payload);
     const bool dead = consumer.fail(task, result.reason, policy_for(result, run.retry)) == FailOutcome::dead;
     const std::string what = consumer.describe(task);
@@ -68,15 +67,6 @@ TaskOutcome record(QueueConsumer& consumer, const Task& task, const TaskResult& 
     return dead ? TaskOutcome::dead : TaskOutcome::retried;
 }
 
-void count(ConsumerRun& run, TaskOutcome outcome) {
-    switch (outcome) {
-        case TaskOutcome::done: ++run.done; break;
-        case TaskOutcome::retried: ++run.retried; break;
-        case TaskOutcome::dead: ++run.dead; break;
-        case TaskOutcome::stale: ++run.stale; break;
-    }
-}
-
 TaskContext context_of(QueueConsumer& consumer, const Task& task, const ConsumerRun& run) {
     TaskContext context;
     context.queue = run.queue;
@@ -88,7 +78,7 @@ TaskContext context_of(QueueConsumer& consumer, const Task& task, const Consumer
 }
 
 void conclude(const TaskContext& context, TaskOutcome outcome, ConsumerRun& run) {
-    count(run, outcome);
+    run.outcomes.count(outcome);
     if (run.options.on_outcome) run.options.on_outcome(context, outcome);
 }
 
@@ -181,7 +171,7 @@ bool wait_for_backlog(QueueConsumer& consumer, ConsumerRun& run) {
                        run.queue, held_elsewhere, backlog.orphaned);
         const ReapResult reaped = consumer.reap();
         if (reaped.released + reaped.dead > 0) {
-            run.dead += reaped.dead;
+            run.reaped_dead += reaped.dead;
             log().warn("queue {}: took back {} task(s) of consumers that are gone: {} ready again, {} dead (lost too often)",
                        run.queue, reaped.released + reaped.dead, reaped.released, reaped.dead);
             return true;
@@ -259,7 +249,7 @@ void maintain(QueueMaintainer& maintainer, ConsumerRun& run, const std::atomic<s
     constexpr milliseconds maintenance_tick{50};
     while (workers_running.load() > 0 && !run.halt.load()) {
         // Tasks the reaper found dead (taken back too often) went dead during this run too.
-        run.dead += maintainer.tick().dead;
+        run.reaped_dead += maintainer.tick().dead;
         std::this_thread::sleep_for(maintenance_tick);
     }
 }

@@ -19,12 +19,13 @@ namespace rowpump {
 namespace consume {
 
 ConsumerReport ConsumerRun::report() const {
+    const metrics::OutcomeCounts handled = outcomes.counts();
     ConsumerReport report;
-    report.done = done.load();
-    report.failed = failed.load();
-    report.retried = retried.load();
-    report.dead = dead.load();
-    report.stale = stale.load();
+    report.done = handled.done;
+    report.failed = handled.failed();
+    report.retried = handled.retried;
+    report.dead = handled.dead + reaped_dead.load();
+    report.stale = handled.stale;
     report.handed_back = handed_back.load();
     report.drained = options.until_empty && drained_workers.load() == options.workers;
     report.delayed_left = delayed_left.load();

@@ -7,10 +7,9 @@
 #include <string>
 
 #include "metrics/histogram.hpp"
+#include "metrics/outcome_counters.hpp"
 
 namespace rowpump::metrics {
-
-enum class TaskOutcome { processed, retried, dead, stale };
 
 class ConsumerMetrics {
 public:
@@ -20,13 +19,13 @@ public:
     void ended() { in_flight_.fetch_sub(1); }
     std::int64_t in_flight() const { return in_flight_.load(); }
     void took(double seconds) { duration_.observe(seconds); }
-    void count(TaskOutcome outcome);
+    void count(TaskOutcome outcome) { outcomes_.count(outcome); }
     // The Prometheus text page; `queue` labels every sample.
     std::string page(const std::string& queue) const;
 
     // The same counts, for the consumer's /status.
     struct Counts {
-        std::uint64_t processed = 0, failed = 0, retried = 0, dead = 0, stale = 0;
+        OutcomeCounts outcomes;
         std::int64_t in_flight = 0;
         double seconds_sum = 0;  // how long the handler's calls took, over `timed` tasks
         std::uint64_t timed = 0;
@@ -35,7 +34,7 @@ public:
 
 private:
     std::atomic<std::int64_t> in_flight_{0};
-    std::atomic<std::uint64_t> processed_{0}, failed_{0}, retried_{0}, dead_{0}, stale_{0};
+    OutcomeCounters outcomes_;
     Histogram duration_;
 };
 

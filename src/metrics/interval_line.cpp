@@ -54,7 +54,7 @@ std::string interval_line(std::string_view queue, const IntervalStats::Interval&
         return in_flight > 0 ? head + "no task finished in the last " + seconds_text(seconds) + flight : std::string();
     std::string line = head + grouped(tasks) + " tasks in the last " + seconds_text(seconds) + " (" +
                        rate_text(static_cast<double>(tasks) / seconds) + "/s): " +
-                       grouped(interval.count(TaskOutcome::processed)) + " ok, " +
+                       grouped(interval.count(TaskOutcome::done)) + " ok, " +
                        grouped(interval.count(TaskOutcome::retried)) + " failed (retried), " +
                        grouped(interval.count(TaskOutcome::dead)) + " dead, " +
                        grouped(interval.count(TaskOutcome::stale)) + " stale";

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "metrics/consumer_metrics.hpp"
+#include "rowpump/consumer.hpp"
 
 namespace rowpump::metrics {
 

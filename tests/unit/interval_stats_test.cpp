@@ -23,7 +23,7 @@ void expect_near(nanoseconds seen, nanoseconds wanted) {
 
 TEST(IntervalStatsTest, PercentilesOfKnownLatencies) {
     IntervalStats stats;
-    for (int ms = 1; ms <= 100; ++ms) stats.record(TaskOutcome::processed, std::chrono::milliseconds(ms));
+    for (int ms = 1; ms <= 100; ++ms) stats.record(TaskOutcome::done, std::chrono::milliseconds(ms));
     const IntervalStats::Interval interval = stats.take();
     EXPECT_EQ(interval.tasks(), 100u);
     EXPECT_EQ(interval.timed, 100u);
@@ -35,8 +35,8 @@ TEST(IntervalStatsTest, PercentilesOfKnownLatencies) {
 
 TEST(IntervalStatsTest, OneSlowTaskInAHundredIsTheP99Alone) {
     IntervalStats stats;
-    for (int i = 0; i < 99; ++i) stats.record(TaskOutcome::processed, 2ms);
-    stats.record(TaskOutcome::processed, 3s);
+    for (int i = 0; i < 99; ++i) stats.record(TaskOutcome::done, 2ms);
+    stats.record(TaskOutcome::done, 3s);
     const IntervalStats::Interval interval = stats.take();
     expect_near(interval.percentile(0.5), 2ms);
     expect_near(interval.percentile(0.99), 2ms);
@@ -55,7 +55,7 @@ TEST(IntervalStatsTest, BucketsCoverTheirRangeWithoutGaps) {
 
 TEST(IntervalStatsTest, EachIntervalStartsFromZero) {
     IntervalStats stats;
-    stats.record(TaskOutcome::processed, 1ms);
+    stats.record(TaskOutcome::done, 1ms);
     stats.record(TaskOutcome::retried, 1ms);
     stats.record(TaskOutcome::dead, 1ms);
     stats.record(TaskOutcome::stale, nanoseconds(-1));  // counted, not timed
@@ -69,7 +69,7 @@ TEST(IntervalStatsTest, EachIntervalStartsFromZero) {
     EXPECT_EQ(empty.timed, 0u);
     EXPECT_EQ(empty.percentile(0.5), 0ns);
 
-    stats.record(TaskOutcome::processed, 40ms);
+    stats.record(TaskOutcome::done, 40ms);
     const IntervalStats::Interval next = stats.take();
     EXPECT_EQ(next.tasks(), 1u);
     EXPECT_EQ(next.count(TaskOutcome::retried), 0u);
@@ -78,7 +78,7 @@ TEST(IntervalStatsTest, EachIntervalStartsFromZero) {
 
 TEST(IntervalLineTest, CountsRateAndPercentiles) {
     IntervalStats stats;
-    for (int i = 0; i < 12'400; ++i) stats.record(TaskOutcome::processed, 2ms);
+    for (int i = 0; i < 12'400; ++i) stats.record(TaskOutcome::done, 2ms);
     for (int i = 0; i < 60; ++i) stats.record(TaskOutcome::retried, 2ms);
     for (int i = 0; i < 20; ++i) stats.record(TaskOutcome::dead, 2ms);
     const std::string line = interval_line("mail", stats.take(), 10, 32);
@@ -89,7 +89,7 @@ TEST(IntervalLineTest, CountsRateAndPercentiles) {
 
 TEST(IntervalLineTest, RateOfAShortInterval) {
     IntervalStats stats;
-    for (int i = 0; i < 3; ++i) stats.record(TaskOutcome::processed, 1ms);
+    for (int i = 0; i < 3; ++i) stats.record(TaskOutcome::done, 1ms);
     EXPECT_NE(interval_line("q", stats.take(), 0.5, 0).find("3 tasks in the last 0.5 s (6.0/s)"), std::string::npos);
 }
 
