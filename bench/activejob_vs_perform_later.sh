@@ -27,9 +27,7 @@ set -euo pipefail
 # shellcheck source=bench/lib/measure.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
-ROWS="${ROWS:-${BENCH_ROWS:-50000}}"
-export ROWS
-small_rows="$(small_mode_rows)"
+small_table_rows 50000
 sidekiq_db="$(setting BENCH_SIDEKIQ_DB 13 whole)"
 BENCH_RESULTS="${BENCH_RESULTS:-$root/bench/results/activejob.md}"
 export BENCH_RESULTS
@@ -52,11 +50,7 @@ run() { sidekiq_jobs_run "$1" activejob activejob_perform_later.rb; }
 
 names=(rowpump perform_later)
 rotating_rounds "" run run "${names[@]}"
-uptime_after="$(uptime_line)"
 
-median_of() { column_median "$1" "$2"; }
-column_max() { cut -d' ' -f"$2" "$private_dir/$1.times" | sort -n | tail -n1; }
-rows_per_s() { awk -v n="$rows" -v w="$(median_of "$1" 1)" 'BEGIN { printf "%.0f", n / w }'; }
 ratio_verdict rowpump perform_later 10
 
 mkdir -p "$(dirname "$results")"

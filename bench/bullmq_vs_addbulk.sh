@@ -26,9 +26,7 @@ set -euo pipefail
 # shellcheck source=bench/lib/measure.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/measure.sh"
 runs="$(setting BENCH_RUNS 3 count)"
-ROWS="${ROWS:-${BENCH_ROWS:-100000}}"
-export ROWS
-small_rows="$(small_mode_rows)"
+small_table_rows 100000
 BENCH_RESULTS="${BENCH_RESULTS:-$root/bench/results/bullmq.md}"
 results_file bullmq "$small_rows"
 results="$BENCH_RESULTS"
@@ -85,7 +83,6 @@ run() {
 
 names=(rowpump addBulk)
 rotating_rounds "" run run "${names[@]}"
-uptime_after="$(uptime_line)"
 
 speedup="$(awk -v a="$(rows_per_s rowpump)" -v b="$(rows_per_s addBulk)" 'BEGIN { printf "%.2f", a / b }')"
 verdict="met"

@@ -91,7 +91,6 @@ names=()
 for size in "${sizes[@]}"; do names+=("file_$size" "redis_$size"); done
 log "${sizes[*]} rows; cases ${names[*]}; $runs rounds; load $load_before on $cores cores"
 rotating_rounds "" run run "${names[@]}"
-uptime_after="$(uptime_line)"
 
 # growth KIND: the median wall of the larger size over the smaller's.
 growth() { awk -v a="$(median_of "${1}_${sizes[1]}" 1)" -v b="$(median_of "${1}_${sizes[0]}" 1)" 'BEGIN { printf "%.2f", a / b }'; }

@@ -43,7 +43,6 @@ run() { sidekiq_jobs_run "$1" sidekiq sidekiq_push_bulk.rb; }
 
 names=(rowpump push_bulk)
 rotating_rounds "" run run "${names[@]}"
-uptime_after="$(uptime_line)"
 
 ratio_verdict rowpump push_bulk 3
 

@@ -60,7 +60,6 @@ run() {
 
 names=(stream list)
 rotating_rounds "" run run "${names[@]}"
-uptime_after="$(uptime_line)"
 
 ratio_verdict stream list 0.7
 

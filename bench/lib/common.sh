@@ -47,6 +47,15 @@ small_mode_rows() {
   setting BENCH_ROWS "$rows" whole "0: the whole sbtest1"
 }
 
+# small_table_rows DEFAULT: for scripts that always read the small table (rp_bench_sbtest_small, the first
+# ROWS rows of sbtest1): ROWS, else BENCH_ROWS, else DEFAULT, exported as ROWS for the table's set-up, and
+# $small_rows as small_mode_rows gives it.
+small_table_rows() {
+  ROWS="${ROWS:-${BENCH_ROWS:-$1}}"
+  export ROWS
+  small_rows="$(small_mode_rows)"
+}
+
 # results_file NAME [SMALL_ROWS]: $results, where the script writes its markdown: BENCH_RESULTS, or NAME
 # with .md in bench/results; with SMALL_ROWS above 0 (a small mode) a file under the temp dir instead, so
 # small figures never replace the real ones.

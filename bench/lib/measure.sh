@@ -60,7 +60,8 @@ measure() {
 
 # rotating_rounds LABEL WARM_UP RUNNER NAME...: a warm-up run of each NAME (WARM_UP NAME; not counted: its
 # times are dropped), then $runs rounds of RUNNER NAME, the order rotating each round, a log line a round with
-# each NAME's last_run. A LABEL that is not empty starts those log lines.
+# each NAME's last_run. A LABEL that is not empty starts those log lines. Sets $uptime_after, the load as
+# the last round ended.
 rotating_rounds() {
   local label="$1" warm_up="$2" runner="$3" round i name line
   shift 3
@@ -77,6 +78,7 @@ rotating_rounds() {
     done
     log "${line%;}"
   done
+  uptime_after="$(uptime_line)"
 }
 
 # last_wall NAME: the wall time of NAME's latest run.
