@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cluster/cluster_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -12,15 +13,12 @@ namespace {
 constexpr int rows = 1000;
 constexpr int shards = 4;
 
-class ClusterShardsTest : public ClusterTest {
+class ClusterShardsTest : public Prepared<ClusterTest> {
 protected:
     // Every 4th row is due an hour ago: it waits in its shard's delayed set until promoted.
     std::optional<SourceTable> source_table() const override { return cluster_source_table(rows, true); }
 
-    void SetUp() override {
-        ClusterTest::SetUp();
-        if (!HasFatalFailure()) delete_shard_keys();
-    }
+    void prepare() override { delete_shard_keys(); }
     void TearDown() override {
         if (client_) delete_shard_keys();
         ClusterTest::TearDown();

@@ -23,10 +23,11 @@
 #include <thread>
 #include <vector>
 
+#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
-#include "backend/mysql_queue/mysql_queue_table.hpp"
 #include "rowpump/error.hpp"
 #include "rowpump/job.hpp"
 
@@ -56,7 +57,7 @@ void wait_for_rows(Count&& count, long long at_least = 100) {
     }
 }
 
-class BackfillFaultTest : public MySqlRedisTest {
+class BackfillFaultTest : public Prepared<MySqlRedisTest> {
 protected:
     // A job of `table` into the list rp_test:<name>:<pid> of a private Redis, 2 workers.
     JobSpec private_redis_job(const std::string& table, const PrivateRedisServer& server, const std::string& name) const {
@@ -67,9 +68,7 @@ protected:
         return spec;
     }
 
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         watcher_.emplace(options());
     }
 

@@ -23,6 +23,7 @@
 #include "fault/loopback_listener.hpp"
 #include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/queue_contents.hpp"
 
 namespace rowpump::test {
@@ -143,11 +144,9 @@ std::string url_through(unsigned port) {
     return url.substr(0, authority) + "127.0.0.1:" + std::to_string(port) + url.substr(path);
 }
 
-class CommitInDoubtTest : public MySqlTest {
+class CommitInDoubtTest : public Prepared<MySqlTest> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         ASSERT_EQ(options().host, "127.0.0.1") << "the relay listens on loopback for a server on loopback";
         cutter_.emplace(options().port);
         const std::string pid = std::to_string(::getpid());

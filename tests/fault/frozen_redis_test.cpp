@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/redis/redis_queue_keys.hpp"
 #include "fault/freezing_proxy.hpp"
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/queue_contents.hpp"
-#include "backend/redis/redis_queue_keys.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -33,14 +34,12 @@ std::vector<std::string> error_lines(const std::string& err) {
     return found;
 }
 
-class FrozenRedisTest : public MySqlRedisTest {
+class FrozenRedisTest : public Prepared<MySqlRedisTest> {
 protected:
     std::optional<SourceTable> source_table() const override {
         return sha1_rows_table("frozen_redis", table_rows, "VARCHAR(40) NOT NULL");
     }
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         const RedisOptions target = RedisOptions::from_url(redis_url_);
         ASSERT_TRUE(target.socket.empty()) << "the relay needs Redis on TCP";
         proxy_ = std::make_unique<FreezingProxy>(target.host, target.port);

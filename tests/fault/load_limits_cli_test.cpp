@@ -14,6 +14,7 @@
 #include "fault/freezing_proxy.hpp"
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -29,15 +30,13 @@ std::size_t lines_in(const std::string& path) {
     return count;
 }
 
-class LoadLimitsTest : public MySqlTest {
+class LoadLimitsTest : public Prepared<MySqlTest> {
 protected:
     std::optional<SourceTable> source_table() const override {
         return SourceTable{"load_limits", "(id INT PRIMARY KEY, note VARCHAR(20) NOT NULL)",
                            "INSERT INTO {t} SELECT seq, CONCAT('n', seq) FROM seq_1_to_5000"};
     }
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         output_ = temp_file("load_limits_out");
     }
     void TearDown() override {

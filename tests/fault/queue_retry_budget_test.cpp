@@ -12,6 +12,7 @@
 
 #include "fault/freezing_proxy.hpp"
 #include "integration/cli_process.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 
 namespace rowpump::test {
@@ -45,11 +46,9 @@ TEST(QueueRetryBudget, EveryQueueCommandsHelpStatesTheBudgetAndItsDefaults) {
 
 // A Redis that stops answering (frozen, not down) under `queue consume`: the relay (freezing_proxy.hpp)
 // freezes while the consumer waits for tasks.
-class FrozenRedisConsumerTest : public RedisTest {
+class FrozenRedisConsumerTest : public Prepared<RedisTest> {
 protected:
-    void SetUp() override {
-        RedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         ASSERT_TRUE(options_.socket.empty()) << "the relay needs Redis on TCP";
         proxy_ = std::make_unique<FreezingProxy>(options_.host, options_.port);
     }

@@ -19,6 +19,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 
 namespace rowpump::test {
@@ -65,11 +66,9 @@ std::string url_with_password(const MySqlOptions& options, const std::string& pa
 
 // ------------------------------------------------------------------------------- a password in argv
 
-class ArgvPasswordTest : public MySqlTest {
+class ArgvPasswordTest : public Prepared<MySqlTest> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         ASSERT_FALSE(options().password.empty()) << "the local account has no password: nothing to hide";
     }
     std::optional<SourceTable> source_table() const override {

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_transport_fixture.hpp"
 
 namespace rowpump::test {
@@ -53,16 +54,14 @@ bool start_redis_server(const std::string& config) {
     return ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-class SentinelTest : public RedisTransportTest {
+class SentinelTest : public Prepared<RedisTransportTest> {
 protected:
     std::optional<SourceTable> source_table() const override {
         return SourceTable{"sentinel", "(id BIGINT PRIMARY KEY, v VARCHAR(20))",
                            "INSERT INTO {t} SELECT seq, CONCAT('v', seq) FROM seq_1_to_300"};
     }
 
-    void SetUp() override {
-        RedisTransportTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         url_ = env_or_fail("ROWPUMP_REDIS_SENTINEL_URL");
         ASSERT_FALSE(url_.empty());
         cleanup_url_ = url_;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "paging/page_size.hpp"
 #include "rowpump/reader.hpp"
 
@@ -32,14 +33,12 @@ std::string strategy_name(const ::testing::TestParamInfo<PagingStrategy>& info) 
     return name;
 }
 
-class ConnectionLossTest : public MySqlTest, public ::testing::WithParamInterface<PagingStrategy> {
+class ConnectionLossTest : public Prepared<MySqlTest>, public ::testing::WithParamInterface<PagingStrategy> {
 protected:
     std::optional<SourceTable> source_table() const override {
         return sha1_rows_table("killed", row_count);
     }
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         ReadSpec spec;
         spec.table = table_;
         spec.strategy = GetParam();

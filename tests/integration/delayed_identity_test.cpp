@@ -15,11 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "integration/cli_process.hpp"
-#include "integration/mysql_redis_fixture.hpp"
-#include "integration/queue_contents.hpp"
 #include "backend/redis/redis_delayed_member.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
+#include "integration/cli_process.hpp"
+#include "integration/mysql_redis_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
+#include "integration/queue_contents.hpp"
 #include "rowpump/job.hpp"
 #include "rowpump/queue.hpp"
 
@@ -30,7 +31,7 @@ using namespace std::chrono_literals;
 
 constexpr int rows = 600;
 
-class DelayedIdentityTest : public MySqlRedisTest {
+class DelayedIdentityTest : public Prepared<MySqlRedisTest> {
 protected:
     // k repeats: seven distinct payloads over 600 rows. Every due time is in the past, so a promote moves
     // them all at once.
@@ -39,9 +40,7 @@ protected:
                            "INSERT INTO {t} SELECT seq, seq % 7, TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq "
                            "SECOND FROM seq_1_to_" + std::to_string(rows)};
     }
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         expected_ = keys_of("SELECT CAST(k AS CHAR) FROM `" + table_ + "`");
     }
 

@@ -13,6 +13,7 @@
 #include "checkpoint/job_store.hpp"
 #include "integration/job_store_fixture.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/queue_contents.hpp"
 #include "integration/redis_fixture.hpp"
 
@@ -30,11 +31,9 @@ KeyValue key(std::int64_t id) { return KeyValue{id}; }
 // The source's answer to "is this newer checkpoint still before the split key 500?", for these tests.
 bool below_500(const KeyValue& checkpoint) { return std::get<std::int64_t>(checkpoint.at(0)) < 500; }
 
-class JobSplitTest : public MySqlTest, public ::testing::WithParamInterface<Store> {
+class JobSplitTest : public Prepared<MySqlTest>, public ::testing::WithParamInterface<Store> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         const auto url = redis_url_from_env();
         if (!url) FAIL() << start_redis_hint;
         redis_.emplace(RedisOptions::from_url(*url));

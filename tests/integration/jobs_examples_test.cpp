@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_fixture.hpp"
 #include "mysql/connection.hpp"
 #include "redis/connection.hpp"
@@ -105,11 +106,9 @@ private:
     std::vector<std::string> files_;
 };
 
-class JobsExamplesTest : public MySqlTest, public ::testing::WithParamInterface<std::string> {
+class JobsExamplesTest : public Prepared<MySqlTest>, public ::testing::WithParamInterface<std::string> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         auto url = redis_url_from_env();
         if (!url) FAIL() << start_redis_hint;
         redis_.emplace(RedisOptions::from_url(*url));

@@ -17,6 +17,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 
 namespace rowpump::test {
 namespace {
@@ -37,11 +38,9 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
     return count;
 }
 
-class MailScenarioTest : public MySqlRedisTest {
+class MailScenarioTest : public Prepared<MySqlRedisTest> {
 protected:
-    void SetUp() override {
-        MySqlRedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         drop_tables();  // a leftover of an earlier run with the same pid
         // examples/mail/schema.sql as shipped, but for the names: its statements end with ';' at a line's end.
         std::string sql = slurp(source_file("examples/mail/schema.sql"));

@@ -8,22 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "backend/redis/redis_delayed_member.hpp"
+#include "backend/redis/redis_queue_keys.hpp"
 #include "backend/registry/registry.hpp"
 #include "checkpoint/job_store.hpp"
 #include "checkpoint/key_codec.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_fixture.hpp"
-#include "backend/redis/redis_delayed_member.hpp"
-#include "backend/redis/redis_queue_keys.hpp"
 #include "rowpump/error.hpp"
 
 namespace rowpump::test {
 namespace {
 
-class RedisJobLedgerTest : public RedisTest {
+class RedisJobLedgerTest : public Prepared<RedisTest> {
 protected:
-    void SetUp() override {
-        RedisTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         sink_.uri = url();
         sink_.queue = queue();
         definition_.job_id = "rp_test_ledger_" + std::to_string(::getpid());

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "integration/prepared_fixture.hpp"
 #include "integration/redis_transport_fixture.hpp"
 
 namespace rowpump::test {
@@ -25,11 +26,9 @@ TEST_F(RedisTransportTest, BackfillAndConsumerOverAUnixSocket) {
 }
 
 // The TLS Redis's certificates (services.sh: redis_tls.sh): its CA, and a client pair the CA signed.
-class RedisTlsTest : public RedisTransportTest {
+class RedisTlsTest : public Prepared<RedisTransportTest> {
 protected:
-    void SetUp() override {
-        RedisTransportTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         base_url_ = env_or_fail("ROWPUMP_REDIS_TLS_URL");
         certs_ = env_or_fail("ROWPUMP_REDIS_TLS_CERTS");
         ASSERT_FALSE(base_url_.empty() || certs_.empty());

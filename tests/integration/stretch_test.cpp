@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "paging/page_size.hpp"
 #include "rowpump/reader.hpp"
 
@@ -24,16 +25,14 @@ namespace {
 constexpr std::int64_t row_count = 40000;
 constexpr std::size_t page_rows = 1000;
 
-class StretchTest : public MySqlTest {
+class StretchTest : public Prepared<MySqlTest> {
 protected:
     std::optional<SourceTable> source_table() const override {
         return SourceTable{"stretch", "(id BIGINT PRIMARY KEY, v VARCHAR(800))",
                            "INSERT INTO {t} SELECT seq, REPEAT(SHA1(seq), 20) FROM seq_1_to_" +
                                std::to_string(row_count)};
     }
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         ReadSpec spec;
         spec.table = table_;
         spec.page_size = page_rows;

@@ -23,6 +23,7 @@
 #include "integration/cli_process.hpp"
 #include "integration/http_client.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 
 namespace rowpump::test {
 
@@ -176,11 +177,9 @@ private:
     std::vector<std::thread> threads_;
 };
 
-class ThrottleTest : public MySqlTest {
+class ThrottleTest : public Prepared<MySqlTest> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         output_ = temp_file("throttle_out");
         pause_file_ = ::testing::TempDir() + "rp_test_pause_" + std::to_string(::getpid());
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "integration/cli_process.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "integration/tls_fixture.hpp"
 #include "mysql/connection.hpp"
 #include "rowpump/error.hpp"
@@ -22,11 +23,9 @@
 namespace rowpump::test {
 namespace {
 
-class TlsTest : public TlsServerTest {
+class TlsTest : public Prepared<TlsServerTest> {
 protected:
-    void SetUp() override {
-        TlsServerTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         table_ = tables().create("tls", "(id BIGINT PRIMARY KEY, v VARCHAR(20))");
         tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('v', seq) FROM seq_1_to_250");
     }

@@ -19,6 +19,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_fixture.hpp"
+#include "integration/prepared_fixture.hpp"
 #include "rowpump/reader.hpp"
 
 namespace rowpump::test {
@@ -161,11 +162,9 @@ std::string strategy_name(const ::testing::TestParamInfo<PagingStrategy>& info) 
     return name;
 }
 
-class TypeFamiliesTest : public MySqlTest {
+class TypeFamiliesTest : public Prepared<MySqlTest> {
 protected:
-    void SetUp() override {
-        MySqlTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         // Zero dates and the ENUM value it does not list are stored only outside strict mode. This session
         // only writes and computes the references; the reader's own sessions keep the server's mode.
         tables().connection().execute_text("SET SESSION sql_mode = ''");

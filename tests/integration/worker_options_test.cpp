@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "integration/prepared_fixture.hpp"
 #include "integration/real_worker_fixture.hpp"
 
 namespace rowpump::test {
@@ -28,11 +29,9 @@ using namespace std::chrono_literals;
 constexpr int sidekiq_db = 11;
 constexpr int celery_db = 12;
 
-class WorkerOptionsTest : public RealWorkerTest {
+class WorkerOptionsTest : public Prepared<RealWorkerTest> {
 protected:
-    void SetUp() override {
-        RealWorkerTest::SetUp();
-        if (HasFatalFailure()) return;
+    void prepare() override {
         table_ = tables().create("worker_options", "(id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price DECIMAL(8,2))");
         tables().execute(table_, "INSERT INTO {t} SELECT seq, CONCAT('row ', seq), seq + 0.25 FROM seq_1_to_4");
     }

@@ -3,6 +3,7 @@
 #include "backend/redis/bullmq_page_writer.hpp"
 #include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_job_admin.hpp"
+#include "backend/redis/redis_key_traits.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis/redis_writers.hpp"
@@ -17,11 +18,7 @@ public:
     RedisBackend()
         : RedisConsumersBackend({.form = "redis://[user:pass@]host:port/db (or rediss://, redis+unix://, redis-sentinel://)",
                    .what = "a Redis server",
-                   .traits = {.takes_queue = true,
-                              .redis_keys = true,
-                              .worker_formats = true,
-                              .keeps_jobs = true,
-                              .waits_for_replicas = true},
+                   .traits = redis_key_traits({.worker_formats = true, .waits_for_replicas = true}),
                    .queue_meaning = "the Redis list name, also the prefix of its other keys"}) {}
 
     void parse_target(const SinkSpec& spec) const override { redis_target(spec); }

@@ -4,6 +4,7 @@
 
 #include "backend/redis/redis_consumers.hpp"
 #include "backend/redis/redis_job_admin.hpp"
+#include "backend/redis/redis_key_traits.hpp"
 #include "backend/redis/redis_push_plan.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis_cluster/cluster_following.hpp"
@@ -29,11 +30,7 @@ public:
     RedisClusterBackend()
         : Backend({.form = "redis-cluster://[user:pass@]host:port[,host:port...]/ (or rediss-cluster://)",
                    .what = "a Redis Cluster",
-                   .traits = {.takes_queue = true,
-                              .redis_keys = true,
-                              .worker_formats = true,
-                              .keeps_jobs = true,
-                              .shards = true},
+                   .traits = redis_key_traits({.worker_formats = true, .shards = true}),
                    .queue_meaning =
                        "the Redis list name with a hash tag, e.g. '{orders}', also the prefix of its other keys"}) {}
 

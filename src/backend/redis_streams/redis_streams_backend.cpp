@@ -1,6 +1,7 @@
 #include "backend/redis_streams/redis_streams_backend.hpp"
 
 #include "backend/redis/redis_consumers.hpp"
+#include "backend/redis/redis_key_traits.hpp"
 #include "backend/redis/redis_queue_keys.hpp"
 #include "backend/redis_streams/stream_consumers.hpp"
 #include "backend/redis_streams/stream_writers.hpp"
@@ -15,11 +16,7 @@ public:
         : Backend({.form = "redis://[user:pass@]host:port/db with --push xadd (or rediss://, redis+unix://, "
                            "redis-sentinel://)",
                    .what = "a Redis stream",
-                   .traits = {.takes_queue = true,
-                              .redis_keys = true,
-                              .keeps_jobs = true,
-                              .claims_expire = true,
-                              .waits_for_replicas = true},
+                   .traits = redis_key_traits({.claims_expire = true, .waits_for_replicas = true}),
                    .queue_meaning = "the stream's key"}) {}
 
     void parse_target(const SinkSpec& spec) const override { stream_target(spec); }
