@@ -9,10 +9,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <thread>
 
 #include "cursor/page_bookmarks.hpp"
-#include "integration/mysql_fixture.hpp"
+#include "integration/cursor_fixture.hpp"
 #include "rowpump/cursor.hpp"
 
 namespace rowpump::test {
@@ -71,19 +70,6 @@ protected:
         return std::stoull(*tables().rows("SELECT COUNT(*) FROM `" + table_ + "` WHERE " + where, params)[0][0]);
     }
 
-    // Bookmark positions are kept only when counted in a later second than the table's last change
-    // (table_version.hpp): waits for the server's clock to pass the table's UPDATE_TIME.
-    void wait_for_a_second_after_the_last_change() {
-        for (int polls = 0; polls < 100; ++polls) {
-            const auto rows = tables().rows(
-                "SELECT UNIX_TIMESTAMP() > UNIX_TIMESTAMP(UPDATE_TIME) FROM information_schema.TABLES "
-                "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", {table_});
-            if (!rows.empty() && rows[0][0] && *rows[0][0] == "1") return;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        FAIL() << "the server's clock did not pass the table's UPDATE_TIME in 5 s (is it NULL?)";
-    }
-
     std::vector<std::string> list_ids(const std::string& sort, std::uint64_t from, std::size_t count) {
         std::vector<std::string> out;
         for (const auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM `" + table_ + "` ORDER BY " + sort +
@@ -103,7 +89,7 @@ TEST_F(CursorApproximateTest, LandsOnThePositionAskedWhenTheBookmarksAreCounted)
         std::string created;  // the direction of created_at, "" when the sort is id alone
         std::string id;
     };
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     for (const Sort& sort : {Sort{"created_at DESC, id DESC", "DESC", "DESC"}, Sort{"created_at ASC, id DESC", "ASC", "DESC"},
                              Sort{"id ASC", "", "ASC"}}) {
         Cursor cursor = make_cursor(sort.text);
@@ -158,7 +144,7 @@ TEST_F(CursorApproximateTest, PastTheCountedRowsTheCalibratedPlacesAreWithinOneP
 // counts from the list's start: OFFSET's rows every time.
 TEST_F(CursorApproximateTest, TheExactJumpFromCountedBookmarksGivesOffsetsRowsAcrossChanges) {
     const std::string sort = "created_at DESC, id DESC";
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     Cursor cursor = make_cursor(sort);
     for (const std::uint64_t page : {14'000u, 3'001u, 9'999u}) {
         const CursorPage jumped = cursor.jump_exact(page, page_size);
@@ -174,7 +160,7 @@ TEST_F(CursorApproximateTest, TheExactJumpFromCountedBookmarksGivesOffsetsRowsAc
         const CursorPage jumped = cursor.jump_exact(page, page_size);
         EXPECT_EQ(ids(jumped), list_ids(sort, (page - 1) * page_size, page_size)) << page << ": " << jumped.how;
     }
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     const CursorPage jumped = cursor.jump_exact(9'999, page_size);
     EXPECT_NE(jumped.how.find("from a bookmark at exact row"), std::string::npos) << jumped.how;
     EXPECT_EQ(ids(jumped), list_ids(sort, 9'998 * page_size, page_size));
