@@ -15,8 +15,9 @@
 //                                    placed the bookmarks (src/cursor/bookmark_shelf.hpp): a copy taken
 //   approximate_prepared             the first approximate jump of a new Cursor after its prepare_jumps()
 //                                    (made and prepared untimed, the shelf emptied first)
-// The cold exact jump empties the shelf too; each case times the new Cursor's making (its connection, the
-// table's description) with its first jump, except approximate_prepared, which times the jump alone.
+//   new_cursor                       a new Cursor's making alone: its connection, the table's description
+// The cold exact jump empties the shelf too; each case times the new Cursor's making with its first jump,
+// except approximate_prepared, which times the jump alone.
 // D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it prints each
 // approximate landing's distance from the row asked (counted exactly once, by COUNT) from a new Cursor
 // (calibrated by its first million rows only), then checks that the three ways to depth D give the same
@@ -165,6 +166,11 @@ void approximate_shared(benchmark::State& state) {
     }
 }
 
+void new_cursor(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) benchmark::DoNotOptimize(Cursor(s.mysql, spec_of(s), keys()));
+}
+
 void approximate_prepared(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) {
@@ -263,6 +269,7 @@ int prepare() {
     benchmark::RegisterBenchmark("approximate_cold", approximate_cold)->Iterations(3)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("approximate_shared", approximate_shared)->Iterations(3)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("approximate_prepared", approximate_prepared)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("new_cursor", new_cursor)->Iterations(3)->Unit(benchmark::kMillisecond);
     return 0;
 }
 
