@@ -3,13 +3,15 @@
 // COUNT of the rows before its first row, against where it was asked to land, for three sorts; its rows
 // are the list's rows from there; next and previous go on from it; with a filter it is the exact jump
 // and says so. The bookmarks' calibration: past the rows counted, their places against COUNT. The exact
-// jump from counted bookmarks: OFFSET's rows, before and after rows are inserted and deleted.
+// jump from counted bookmarks: OFFSET's rows, before and after rows are inserted and deleted; its counts
+// serve the query's next Cursor.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 
+#include "cursor/bookmark_shelf.hpp"
 #include "cursor/page_bookmarks.hpp"
 #include "integration/cursor_fixture.hpp"
 #include "rowpump/cursor.hpp"
@@ -166,6 +168,26 @@ TEST_F(CursorApproximateTest, TheExactJumpFromCountedBookmarksGivesOffsetsRowsAc
     EXPECT_EQ(ids(jumped), list_ids(sort, 9'998 * page_size, page_size));
     const CursorPage landed = cursor.jump_approximate(9'000, page_size);
     EXPECT_EQ(ids(landed), list_ids(sort, 8'999 * page_size, page_size)) << landed.how;
+}
+
+// Exact positions one Cursor counts go back on the process's shelf for the query's next Cursors
+// (bookmark_shelf.hpp): after a change, the placement's own counts no longer hold; the first Cursor's
+// exact jump counts afresh, and a new Cursor's approximate jump then lands on a counted bookmark, exactly.
+TEST_F(CursorApproximateTest, PositionsOneCursorCountsServeTheQuerysNextCursors) {
+    const std::string sort = "created_at DESC, id DESC";
+    BookmarkShelf::process().clear();
+    wait_for_a_second_after_the_last_change(tables(), table_);
+    Cursor first = make_cursor(sort);
+    ASSERT_TRUE(first.prepare_jumps());
+    tables().rows("DELETE FROM `" + table_ + "` WHERE id = 150000");
+    wait_for_a_second_after_the_last_change(tables(), table_);
+    const CursorPage jumped = first.jump_exact(14'000, page_size);
+    EXPECT_NE(jumped.how.find("from a bookmark at exact row"), std::string::npos) << jumped.how;
+    Cursor second = make_cursor(sort);
+    const CursorPage landed = second.jump_approximate(14'000, page_size);
+    EXPECT_NE(landed.how.find("from a bookmark at exact row"), std::string::npos) << landed.how;
+    EXPECT_NE(landed.how.find("bookmarks placed by another Cursor of this query"), std::string::npos) << landed.how;
+    EXPECT_EQ(ids(landed), list_ids(sort, 13'999 * page_size, page_size));
 }
 
 TEST_F(CursorApproximateTest, NextAndPreviousGoOnFromWhereItLanded) {
