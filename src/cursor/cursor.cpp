@@ -1,6 +1,7 @@
 #include "rowpump/cursor.hpp"
 
 #include <algorithm>
+
 #include "cursor/bookmark_shelf.hpp"
 #include "cursor/cursor_sql.hpp"
 #include "cursor/cursor_token.hpp"
@@ -16,6 +17,7 @@ using Edge = TokenContent::Edge;
 
 // Large enough for any screen, small enough that a page is one quick statement.
 constexpr std::size_t max_page_size = 10'000;
+
 void check_size(std::size_t size) {
     if (size < 1 || size > max_page_size)
         throw UsageError("a page size is 1 to " + std::to_string(max_page_size) + ", not " + std::to_string(size));
@@ -170,8 +172,9 @@ CursorPage Cursor::jump_exact(std::uint64_t number, std::size_t size) {
     if (number < 1) throw UsageError("pages are numbered from 1");
     const std::uint64_t position = (number - 1) * size;
     std::vector<KeyValue> keys;
-    // Within a bookmark's span of the start, counting from it costs less than placing bookmarks (a new
-    // Cursor's, or the command line's every call, pays about 0.2 s for them on 20M rows: bench/results/cursor.md).
+    // Within a bookmark's span of the start, counting from it costs less than placing bookmarks (the first
+    // Cursor of a query in a process, or the command line's every call, pays about 0.2 s for them on 20M
+    // rows: bench/results/cursor.md).
     if (!impl_->sql.filtered() && position > PageBookmarks::span_rows) {
         const TableVersion version = table_version(impl_->connection, impl_->table);
         auto& bookmarks = impl_->current_bookmarks(version);
