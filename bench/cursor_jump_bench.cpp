@@ -10,6 +10,14 @@
 //                                    gaps counted to D (one walk of D index entries), then the jump
 //   approximate_jump/page:P          Cursor::jump_approximate, bookmarks made before timing
 //   approximate_cold                 a new Cursor's first approximate jump: the bookmarks made, then the jump
+//                                    (the process's shelf of bookmarks emptied first: none to take)
+//   approximate_shared               a new Cursor's first approximate jump where another Cursor of the query
+//                                    placed the bookmarks (src/cursor/bookmark_shelf.hpp): a copy taken
+//   approximate_prepared             the first approximate jump of a new Cursor after its prepare_jumps()
+//                                    (made and prepared untimed, the shelf emptied first)
+//   new_cursor                       a new Cursor's making alone: its connection, the table's description
+// The cold exact jump empties the shelf too; each case times the new Cursor's making with its first jump,
+// except approximate_prepared, which times the jump alone.
 // D is BENCH_CURSOR_DEPTH (default: half the table, rounded to pages). Before timing it prints each
 // approximate landing's distance from the row asked (counted exactly once, by COUNT) from a new Cursor
 // (calibrated by its first million rows only), then checks that the three ways to depth D give the same
@@ -25,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "cursor/bookmark_shelf.hpp"
 #include "mysql/connection.hpp"
 #include "rowpump/cursor.hpp"
 
@@ -110,9 +119,17 @@ void exact_jump(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(s.cursor->jump_exact(s.depth / page_size + 1, page_size));
 }
 
+// Outside the timing: no bookmarks on the process's shelf, so that a new Cursor places its own.
+void empty_shelf(benchmark::State& state) {
+    state.PauseTiming();
+    BookmarkShelf::process().clear();
+    state.ResumeTiming();
+}
+
 void exact_jump_cold(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) {
+        empty_shelf(state);
         Cursor fresh(s.mysql, spec_of(s), keys());
         benchmark::DoNotOptimize(fresh.jump_exact(s.depth / page_size + 1, page_size));
     }
@@ -127,7 +144,41 @@ void approximate_jump(benchmark::State& state) {
 void approximate_cold(benchmark::State& state) {
     Setup& s = setup();
     for (auto _ : state) {
+        empty_shelf(state);
         Cursor fresh(s.mysql, spec_of(s), keys());
+        benchmark::DoNotOptimize(fresh.jump_approximate(s.depth / page_size + 1, page_size));
+    }
+}
+
+void approximate_shared(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) {
+        state.PauseTiming();
+        // Another Cursor of the query places them, or takes those already shelved (a case before emptied it).
+        Cursor(s.mysql, spec_of(s), keys()).prepare_jumps();
+        state.ResumeTiming();
+        Cursor fresh(s.mysql, spec_of(s), keys());
+        const CursorPage landed = fresh.jump_approximate(s.depth / page_size + 1, page_size);
+        if (landed.how.find("by another Cursor") == std::string::npos) {
+            state.SkipWithError(("not shared: " + landed.how).c_str());
+            break;
+        }
+    }
+}
+
+void new_cursor(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) benchmark::DoNotOptimize(Cursor(s.mysql, spec_of(s), keys()));
+}
+
+void approximate_prepared(benchmark::State& state) {
+    Setup& s = setup();
+    for (auto _ : state) {
+        state.PauseTiming();
+        BookmarkShelf::process().clear();
+        Cursor fresh(s.mysql, spec_of(s), keys());
+        fresh.prepare_jumps();
+        state.ResumeTiming();
         benchmark::DoNotOptimize(fresh.jump_approximate(s.depth / page_size + 1, page_size));
     }
 }
@@ -216,6 +267,9 @@ int prepare() {
         ->Arg(static_cast<std::int64_t>(pages / 4))->Arg(static_cast<std::int64_t>(s.depth / page_size + 1))
         ->Arg(static_cast<std::int64_t>(pages * 9 / 10))->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("approximate_cold", approximate_cold)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("approximate_shared", approximate_shared)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("approximate_prepared", approximate_prepared)->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("new_cursor", new_cursor)->Iterations(3)->Unit(benchmark::kMillisecond);
     return 0;
 }
 

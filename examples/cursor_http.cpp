@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "cursor_http_page.hpp"
 
@@ -146,8 +147,12 @@ int main(int argc, char** argv) {
     try {
         const auto keys = rowpump::CursorKeys::from_environment();
         if (!keys) throw rowpump::UsageError("set ROWPUMP_CURSOR_KEY or ROWPUMP_CURSOR_KEY_FILE (openssl rand -hex 32)");
-        ItemsHandler items(rowpump::Cursor(rowpump::MySqlOptions::from_env(),
-                                           {argv[1], rowpump::parse_sort(argv[2]), {}, {}}, *keys));
+        rowpump::Cursor cursor(rowpump::MySqlOptions::from_env(), {argv[1], rowpump::parse_sort(argv[2]), {}, {}}, *keys);
+        // The jumps' bookmarks now, before listening: else the first jump a user asks for pays for them
+        // (0.1 to 0.2 s on a large table).
+        if (!cursor.prepare_jumps())
+            std::fprintf(stderr, "cursor_http: no bookmarks for this sort: page=N&approximate=1 counts exactly\n");
+        ItemsHandler items(std::move(cursor));
         httplib::Server server;
         server.Get("/", [](const httplib::Request&, httplib::Response& response) {
             response.set_content(cursor_http_page, "text/html; charset=utf-8");

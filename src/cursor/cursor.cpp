@@ -1,8 +1,8 @@
 #include "rowpump/cursor.hpp"
 
 #include <algorithm>
-#include <chrono>
 
+#include "cursor/bookmark_shelf.hpp"
 #include "cursor/cursor_sql.hpp"
 #include "cursor/cursor_token.hpp"
 #include "cursor/page_bookmarks.hpp"
@@ -17,9 +17,6 @@ using Edge = TokenContent::Edge;
 
 // Large enough for any screen, small enough that a page is one quick statement.
 constexpr std::size_t max_page_size = 10'000;
-// Bookmarks older than this are placed again if the table changed since: rows added or removed move the
-// positions.
-constexpr std::chrono::seconds bookmark_lifetime{60};
 
 void check_size(std::size_t size) {
     if (size < 1 || size > max_page_size)
@@ -42,23 +39,34 @@ struct Cursor::Impl {
         : table(describe_table(mysql, spec.table)),
           sql(table, spec, check_sort(table, spec.sort)),
           signer(std::move(keys), query_fingerprint(table, spec), sql.order().columns),
-          connection(mysql) {}
+          connection(mysql),
+          shelf_key(bookmark_shelf_key(mysql, table, spec)) {}
 
     TableInfo table;
     CursorSql sql;
     TokenSigner signer;
     mysql::Connection connection;
-    std::optional<PageBookmarks> bookmarks;  // nullopt: not made, or the estimates cannot place them
-    std::optional<std::chrono::steady_clock::time_point> bookmarks_made;
+    std::string shelf_key;
+    std::optional<HeldBookmarks> held;  // nullopt: not taken yet
+    bool placed_for_this_jump = false;
 
+    // This Cursor's bookmarks while they are fresh (bookmark_shelf.hpp), else the shelf's for this query,
+    // else placed now and shelved. nullopt: the estimates cannot place them.
     std::optional<PageBookmarks>& current_bookmarks(const TableVersion& version) {
-        const auto now = std::chrono::steady_clock::now();
-        const bool changed = !bookmarks || !version.same_as(bookmarks->placed_at());
-        if (!bookmarks_made || (now - *bookmarks_made > bookmark_lifetime && changed)) {
-            bookmarks = PageBookmarks::build(connection, table, sql.order(), sql.filtered());
-            bookmarks_made = now;
+        auto& shelf = BookmarkShelf::process();
+        placed_for_this_jump = false;
+        if (!held || !shelf.fresh(*held, version)) {
+            held = shelf.take(shelf_key, version,
+                              [&] { return PageBookmarks::build(connection, table, sql.order(), sql.filtered()); });
+            placed_for_this_jump = held->placed_here;
         }
-        return bookmarks;
+        return held->bookmarks;
+    }
+
+    // Whose bookmarks a jump used, for its `how`: whether this request paid for placing them.
+    std::string bookmarks_origin() const {
+        if (placed_for_this_jump) return "bookmarks placed for this jump";
+        return held->placed_here ? "bookmarks placed earlier by this Cursor" : "bookmarks placed by another Cursor of this query";
     }
 
     // The page at `position`, walked from `landing`.
@@ -164,23 +172,29 @@ CursorPage Cursor::jump_exact(std::uint64_t number, std::size_t size) {
     if (number < 1) throw UsageError("pages are numbered from 1");
     const std::uint64_t position = (number - 1) * size;
     std::vector<KeyValue> keys;
-    // Within a bookmark's span of the start, counting from it costs less than placing bookmarks (a new
-    // Cursor's, or the command line's every call, pays about 0.2 s for them on 20M rows: bench/results/cursor.md).
+    // Within a bookmark's span of the start, counting from it costs less than placing bookmarks (the first
+    // Cursor of a query in a process, or the command line's every call, pays about 0.2 s for them on 20M
+    // rows: bench/results/cursor.md).
     if (!impl_->sql.filtered() && position > PageBookmarks::span_rows) {
         const TableVersion version = table_version(impl_->connection, impl_->table);
         auto& bookmarks = impl_->current_bookmarks(version);
+        const std::size_t counted_before = bookmarks ? bookmarks->counted(version) : 0;
         const auto landing = bookmarks ? bookmarks->exact_at_or_before(impl_->connection, position, version) : std::nullopt;
         if (landing) {
             CursorPage out = impl_->jump_from(*landing, position, number, size, keys);
             // Exact only if nothing was committed since `version` was read: the counts, kept or new, and
             // the walk then all saw the table as it is now.
             if (table_version(impl_->connection, impl_->table).same_as(version)) {
+                // Counts that held to the end of this jump: the other Cursors of the query may use them.
+                if (bookmarks->counted(version) > counted_before)
+                    BookmarkShelf::process().share_counts(impl_->shelf_key, *impl_->held);
                 out.method = PageMethod::exact_jump;
                 out.has_previous_page = number > 1;
                 out.how = "counted from a bookmark at exact row " + std::to_string(landing->position) + " (" +
                           std::to_string(position - landing->position) + " index entries; " +
                           std::to_string(bookmarks->counted(version)) +
-                          " bookmark positions counted, kept while the table's UPDATE_TIME is unchanged)";
+                          " bookmark positions counted, kept while the table's UPDATE_TIME is unchanged; " +
+                          impl_->bookmarks_origin() + ")";
                 return impl_->finish(std::move(out), keys);
             }
             bookmarks->forget_counts();
@@ -207,12 +221,19 @@ CursorPage Cursor::jump_approximate(std::uint64_t number, std::size_t size) {
     out.method = PageMethod::approximate_jump;
     out.total_rows_estimate = bookmarks->total_rows();
     out.how = landing.exact ? "from a bookmark at exact row " + std::to_string(landing.position) +
-                                  " (counted, the table unchanged since)"
+                                  " (counted, the table unchanged since; " + impl_->bookmarks_origin() + ")"
                             : "from a bookmark at about row " + std::to_string(landing.position) + " (" +
-                                  bookmarks->method() + ")";
+                                  bookmarks->method() + "; " + impl_->bookmarks_origin() + ")";
     // Before the page's first row, when there is one; else before where the walk ended, when it began past the start.
     out.has_previous_page = keys.empty() ? position > 0 : impl_->any_past(true, keys.front());
     return impl_->finish(std::move(out), keys);
+}
+
+bool Cursor::prepare_jumps() {
+    if (impl_->sql.filtered()) return false;
+    const bool placed = impl_->current_bookmarks(table_version(impl_->connection, impl_->table)).has_value();
+    impl_->placed_for_this_jump = false;  // the next jump's `how`: placed earlier, not for it
+    return placed;
 }
 
 std::vector<PageLink> Cursor::window(const std::string& token, std::size_t size, std::size_t radius) {

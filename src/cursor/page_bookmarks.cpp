@@ -98,6 +98,12 @@ std::size_t PageBookmarks::counted(const TableVersion& version) const {
     return counts_hold(version) ? counted_.size() : 0;
 }
 
+bool PageBookmarks::counts_more_than(const PageBookmarks& other) const {
+    if (!counted_at_) return false;
+    if (!other.counted_at_ || *counted_at_ > *other.counted_at_) return true;
+    return *counted_at_ == *other.counted_at_ && counted_.size() > other.counted_.size();
+}
+
 void PageBookmarks::forget_counts() {
     counted_ = {0};
     counted_at_.reset();
@@ -215,11 +221,12 @@ std::vector<std::uint64_t> PageBookmarks::count_gaps(mysql::Connection& connecti
         take(connection);
         return out;
     }
-    if (!helper_) helper_ = std::make_unique<mysql::Connection>(connection.options());
+    auto& helper_session = helper_.connection;
+    if (!helper_session) helper_session = std::make_unique<mysql::Connection>(connection.options());
     std::exception_ptr helper_failure;
     std::thread helper([&] {
         try {
-            take(*helper_);
+            take(*helper_session);
         } catch (...) {
             helper_failure = std::current_exception();
             next = statements;  // the other session stops after its statement
@@ -234,7 +241,7 @@ std::vector<std::uint64_t> PageBookmarks::count_gaps(mysql::Connection& connecti
     }
     helper.join();
     if (helper_failure) {
-        helper_.reset();  // opened again for the next count
+        helper_session.reset();  // opened again for the next count
         std::rethrow_exception(helper_failure);
     }
     return out;

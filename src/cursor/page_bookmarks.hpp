@@ -17,7 +17,9 @@
 // A count of two gaps or more runs on two sessions at once, in statements of at most 32 gaps, each session
 // taking the next statement until none is left (disjoint key ranges; the sums are the same): the server
 // counts on two cores.
-// The second session is opened with the first one's options when first needed and kept.
+// The second session is opened with the first one's options when first needed and kept. A copy (the
+// process's shelf of bookmarks hands each Cursor one: bookmark_shelf.hpp) has none until it needs one: a
+// session is used by one thread at a time.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,6 +74,9 @@ public:
     const std::string& method() const { return method_; }
     // The table's version when they were placed: a later one means rows were added or removed since.
     const TableVersion& placed_at() const { return placed_at_; }
+    // Whether these hold exact positions that `other`, a copy of the same placement, lacks: of more
+    // bookmarks at the same table version, or of a later version.
+    bool counts_more_than(const PageBookmarks& other) const;
 
 private:
     struct Bookmark {
@@ -99,7 +104,19 @@ private:
     double scale_ = 1;  // exact / estimated position at the deepest bookmark counted
     std::string method_;
     TableVersion placed_at_;
-    std::unique_ptr<mysql::Connection> helper_;  // the second session of counts; null until one is needed
+    // The second session of counts; null until one is needed, and in a copy.
+    struct OwnSession {
+        std::unique_ptr<mysql::Connection> connection;
+        OwnSession() = default;
+        OwnSession(const OwnSession&) {}
+        OwnSession& operator=(const OwnSession&) {
+            connection.reset();
+            return *this;
+        }
+        OwnSession(OwnSession&&) noexcept = default;
+        OwnSession& operator=(OwnSession&&) noexcept = default;
+    };
+    OwnSession helper_;
 };
 
 }  // namespace rowpump

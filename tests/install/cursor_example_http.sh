@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # examples/cursor_http.cpp driven by curl: the first page, the next, the previous, a jump to page 5
-# (exact and approximate), and a refused token: a token with one character changed, and nonsense, get a
-# 400 with the reason and no page.
+# (exact, and approximate from the bookmarks the example placed at startup), and a refused token: a token
+# with one character changed, and nonsense, get a 400 with the reason and no page.
 #
 #   tests/install/cursor_example_http.sh EXAMPLES_DIR
 set -euo pipefail
@@ -42,6 +42,9 @@ check "exact jump info" "5 exact" "$(field '"\(.pageNumber) \(.method)"')"
 get "first=20&page=5&approximate=1"
 check "approximate jump rows" "$(expected_ids 81 100)" "$(ids)"
 check "approximate jump info" "5 approximate" "$(field '"\(.pageNumber) \(.method)"')"
+# The example placed the jumps' bookmarks at startup: the first jump did not pay for them.
+[[ "$(field .how)" == *"bookmarks placed earlier by this Cursor"* ]] ||
+  check "approximate jump's bookmarks" "...placed earlier by this Cursor..." "$(field .how)"
 
 get "first=20&page=10"
 check "last page by jump" "$(expected_ids 181 200)" "$(ids)"

@@ -3,16 +3,17 @@
 // COUNT of the rows before its first row, against where it was asked to land, for three sorts; its rows
 // are the list's rows from there; next and previous go on from it; with a filter it is the exact jump
 // and says so. The bookmarks' calibration: past the rows counted, their places against COUNT. The exact
-// jump from counted bookmarks: OFFSET's rows, before and after rows are inserted and deleted.
+// jump from counted bookmarks: OFFSET's rows, before and after rows are inserted and deleted; its counts
+// serve the query's next Cursor.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <thread>
 
+#include "cursor/bookmark_shelf.hpp"
 #include "cursor/page_bookmarks.hpp"
-#include "integration/mysql_fixture.hpp"
+#include "integration/cursor_fixture.hpp"
 #include "rowpump/cursor.hpp"
 
 namespace rowpump::test {
@@ -71,19 +72,6 @@ protected:
         return std::stoull(*tables().rows("SELECT COUNT(*) FROM `" + table_ + "` WHERE " + where, params)[0][0]);
     }
 
-    // Bookmark positions are kept only when counted in a later second than the table's last change
-    // (table_version.hpp): waits for the server's clock to pass the table's UPDATE_TIME.
-    void wait_for_a_second_after_the_last_change() {
-        for (int polls = 0; polls < 100; ++polls) {
-            const auto rows = tables().rows(
-                "SELECT UNIX_TIMESTAMP() > UNIX_TIMESTAMP(UPDATE_TIME) FROM information_schema.TABLES "
-                "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", {table_});
-            if (!rows.empty() && rows[0][0] && *rows[0][0] == "1") return;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        FAIL() << "the server's clock did not pass the table's UPDATE_TIME in 5 s (is it NULL?)";
-    }
-
     std::vector<std::string> list_ids(const std::string& sort, std::uint64_t from, std::size_t count) {
         std::vector<std::string> out;
         for (const auto& row : tables().rows("SELECT CAST(id AS CHAR) FROM `" + table_ + "` ORDER BY " + sort +
@@ -103,7 +91,7 @@ TEST_F(CursorApproximateTest, LandsOnThePositionAskedWhenTheBookmarksAreCounted)
         std::string created;  // the direction of created_at, "" when the sort is id alone
         std::string id;
     };
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     for (const Sort& sort : {Sort{"created_at DESC, id DESC", "DESC", "DESC"}, Sort{"created_at ASC, id DESC", "ASC", "DESC"},
                              Sort{"id ASC", "", "ASC"}}) {
         Cursor cursor = make_cursor(sort.text);
@@ -158,7 +146,7 @@ TEST_F(CursorApproximateTest, PastTheCountedRowsTheCalibratedPlacesAreWithinOneP
 // counts from the list's start: OFFSET's rows every time.
 TEST_F(CursorApproximateTest, TheExactJumpFromCountedBookmarksGivesOffsetsRowsAcrossChanges) {
     const std::string sort = "created_at DESC, id DESC";
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     Cursor cursor = make_cursor(sort);
     for (const std::uint64_t page : {14'000u, 3'001u, 9'999u}) {
         const CursorPage jumped = cursor.jump_exact(page, page_size);
@@ -174,12 +162,32 @@ TEST_F(CursorApproximateTest, TheExactJumpFromCountedBookmarksGivesOffsetsRowsAc
         const CursorPage jumped = cursor.jump_exact(page, page_size);
         EXPECT_EQ(ids(jumped), list_ids(sort, (page - 1) * page_size, page_size)) << page << ": " << jumped.how;
     }
-    wait_for_a_second_after_the_last_change();
+    wait_for_a_second_after_the_last_change(tables(), table_);
     const CursorPage jumped = cursor.jump_exact(9'999, page_size);
     EXPECT_NE(jumped.how.find("from a bookmark at exact row"), std::string::npos) << jumped.how;
     EXPECT_EQ(ids(jumped), list_ids(sort, 9'998 * page_size, page_size));
     const CursorPage landed = cursor.jump_approximate(9'000, page_size);
     EXPECT_EQ(ids(landed), list_ids(sort, 8'999 * page_size, page_size)) << landed.how;
+}
+
+// Exact positions one Cursor counts go back on the process's shelf for the query's next Cursors
+// (bookmark_shelf.hpp): after a change, the placement's own counts no longer hold; the first Cursor's
+// exact jump counts afresh, and a new Cursor's approximate jump then lands on a counted bookmark, exactly.
+TEST_F(CursorApproximateTest, PositionsOneCursorCountsServeTheQuerysNextCursors) {
+    const std::string sort = "created_at DESC, id DESC";
+    BookmarkShelf::process().clear();
+    wait_for_a_second_after_the_last_change(tables(), table_);
+    Cursor first = make_cursor(sort);
+    ASSERT_TRUE(first.prepare_jumps());
+    tables().rows("DELETE FROM `" + table_ + "` WHERE id = 150000");
+    wait_for_a_second_after_the_last_change(tables(), table_);
+    const CursorPage jumped = first.jump_exact(14'000, page_size);
+    EXPECT_NE(jumped.how.find("from a bookmark at exact row"), std::string::npos) << jumped.how;
+    Cursor second = make_cursor(sort);
+    const CursorPage landed = second.jump_approximate(14'000, page_size);
+    EXPECT_NE(landed.how.find("from a bookmark at exact row"), std::string::npos) << landed.how;
+    EXPECT_NE(landed.how.find("bookmarks placed by another Cursor of this query"), std::string::npos) << landed.how;
+    EXPECT_EQ(ids(landed), list_ids(sort, 13'999 * page_size, page_size));
 }
 
 TEST_F(CursorApproximateTest, NextAndPreviousGoOnFromWhereItLanded) {

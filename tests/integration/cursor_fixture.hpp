@@ -3,7 +3,9 @@
 // it, walks through every page, and the server's own ORDER BY to compare them with.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "integration/mysql_fixture.hpp"
@@ -12,6 +14,20 @@
 #include "unit/error_of.hpp"
 
 namespace rowpump::test {
+
+// Bookmark positions are kept only when counted in a later second than the table's last change
+// (table_version.hpp), and a change is seen only when it stamps a later second than the one before: waits
+// for the server's clock to pass the table's UPDATE_TIME.
+inline void wait_for_a_second_after_the_last_change(TestTables& tables, const std::string& table) {
+    for (int polls = 0; polls < 100; ++polls) {
+        const auto rows = tables.rows(
+            "SELECT UNIX_TIMESTAMP() > UNIX_TIMESTAMP(UPDATE_TIME) FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", {table});
+        if (!rows.empty() && rows[0][0] && *rows[0][0] == "1") return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL() << "the server's clock did not pass the table's UPDATE_TIME in 5 s (is it NULL?)";
+}
 
 class CursorTest : public MySqlTest {
 protected:
