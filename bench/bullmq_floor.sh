@@ -11,8 +11,9 @@
 #   - plain:  the same writes as pipelined plain commands (three a job, one LPUSH a page);
 #   - hset:   the job hashes alone (HSET a job, LPUSH a page): what the two events entries leave out;
 #   - script: rowpump's own page script (bullmq_scripts::add_jobs, taken from the source) on the arguments
-#             rowpump sends for those jobs; and script10k, the same in pages of 10,000, rowpump's default
-#             --page-size (one script a page: what `rowpump backfill` sends for sbtest1).
+#             rowpump sends for those jobs; and script10k, the same in one call a page of 10,000, rowpump's
+#             default --page-size (which rowpump now sends as calls of 1,000, in one MULTI/EXEC: one call
+#             of 10,000 cost Redis a fifth more).
 # A job's data is a real one's: rowpump's JSON of sbtest1's row 1 ({"id":1,"k":502438,"c":..,"pad":..}, 213
 # bytes; its id set to each job's), name sync-row, opts {"attempts":0}, as `bench/bullmq_vs_addbulk.sh`
 # leaves them. BENCH_RUNS rounds, alternating; medians. Every run is checked to leave 1M jobs in `wait` and
@@ -138,7 +139,7 @@ split() {  # LABEL NAME: the median of each command's µs a job over the runs
   row "(b) the same writes as pipelined plain commands" plain
   row "the job hashes alone: \`HSET\` a job, 1 \`LPUSH\` a page (no events entries)" hset
   row "(c) rowpump's own script (\`bullmq_scripts::add_jobs\`), 1 EVALSHA a page, rowpump's arguments" script
-  row "(c) the same in pages of 10,000 (rowpump's default \`--page-size\`, what \`rowpump backfill\` sends)" script10k
+  row "(c) the same, one call a page of 10,000 (rowpump's default \`--page-size\`; rowpump now sends such a page as calls of 1,000)" script10k
   echo
   echo "Where it goes, from \`INFO commandstats\` over each run (Redis times every command it runs, a script's"
   echo "calls too; a script's time includes its calls'), medians, µs a job; the rest of a run's Redis CPU is"
