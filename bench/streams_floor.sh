@@ -25,18 +25,8 @@ require_tools redis-server redis-benchmark redis-cli
 refuse_when_loaded "$cores"
 make_private_dir
 
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-  --pidfile "$private_dir/redis.pid" --dir "$private_dir" >/dev/null
-stop_server() {
-  local status=$?
-  trap - EXIT
-  redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
-  rm -rf "$private_dir"
-  exit "$status"
-}
-clean_up_on_exit stop_server
-for _ in $(seq 50); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
-pid="$(cat "$private_dir/redis.pid")"
+private_redis "$port"
+pid="$private_redis_pid"
 payload="$(head -c 95 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 
 uptime_before="$(uptime_line)"

@@ -269,6 +269,27 @@ clean_up_on_exit() {
 
 fail() { log "$*"; exit 1; }
 
+# private_redis PORT: a redis-server of the script's own on 127.0.0.1:PORT (no persistence, the default
+# encodings), for the floor benches, which measure Redis's CPU alone and must not count other sessions' work
+# on a shared server. Its files go in $private_dir (make_private_dir first); at exit it is shut down and the
+# dir removed. Sets private_redis_pid once it answers.
+private_redis() {
+  private_redis_port="$1"
+  redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --pidfile "$private_dir/redis.pid" --dir "$private_dir" >/dev/null
+  clean_up_on_exit stop_private_redis
+  local _
+  for _ in $(seq 50); do redis-cli -p "$1" PING >/dev/null 2>&1 && break; sleep 0.1; done
+  private_redis_pid="$(cat "$private_dir/redis.pid")"
+}
+stop_private_redis() {
+  local status=$?
+  trap - EXIT
+  redis-cli -p "$private_redis_port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+  rm -rf "$private_dir"
+  exit "$status"
+}
+
 # service_pid mariadb|redis: the pid of scripts/services.sh's server (pid file under ROWPUMP_STATE_DIR,
 # default .state), or nothing when it is not known or not running.
 service_pid() {

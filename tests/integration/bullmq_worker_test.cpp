@@ -141,10 +141,12 @@ TEST_F(BullmqWorkerTest, WorkerProcessesEveryRowOnceWithTheKeysAddBulkLeaves) {
     ASSERT_EQ(run.exit_code, 0) << run.describe();
     const auto runs = wait_until_done(300, *worker);
     const auto ids = expect_each_row_once(runs, 300);
-    // BullMQ's counter: ids 1..300, each once, and the counter left at 300.
-    std::set<std::string> distinct;
+    // BullMQ's counter: ids 1..300, each once, as its digits (the script makes them without formatting each
+    // number, across pages of 70 and the hundreds), and the counter left at 300.
+    std::set<std::string> distinct, expected;
     for (const auto& [row, id] : ids) distinct.insert(id);
-    EXPECT_EQ(distinct.size(), 300u);
+    for (int id = 1; id <= 300; ++id) expected.insert(std::to_string(id));
+    EXPECT_EQ(distinct, expected);
     EXPECT_EQ(redis_->command({"GET", keys_ + "id"}).text, "300");
     for (const auto& job : runs) {
         EXPECT_EQ(job["delay"].GetInt64(), 0);
@@ -198,6 +200,25 @@ TEST_F(BullmqWorkerTest, RowIdsKeepBullmqDeduplication) {
     if (!worker) GTEST_SKIP() << "node or tests/workers/bullmq/node_modules is missing: run scripts/setup.sh";
     const auto ids = expect_each_row_once(wait_until_done(50, *worker), 50);
     for (const auto& [row, id] : ids) EXPECT_EQ(id, "order-" + std::to_string(row));
+}
+
+// A page of more jobs than one script call adds (1,000) goes as several calls in one MULTI/EXEC: the counter's
+// ids stay 1..N, each once, all in wait, and a Worker runs every row once.
+TEST_F(BullmqWorkerTest, APageOfMoreJobsThanAScriptCallIsAddedWhole) {
+    constexpr int rows = 2500;
+    make_table(rows);
+    const CliRun run = run_rowpump(backfill_args({"--page-size", "2500", "--workers", "1"}));
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    EXPECT_EQ(redis_->command({"GET", keys_ + "id"}).text, std::to_string(rows));
+    const auto wait = redis_->command({"LRANGE", keys_ + "wait", "0", "-1"});
+    std::set<std::string> ids, expected;
+    for (const auto& id : wait.elements) ids.insert(id.text);
+    for (int id = 1; id <= rows; ++id) expected.insert(std::to_string(id));
+    EXPECT_EQ(wait.elements.size(), static_cast<std::size_t>(rows));
+    EXPECT_EQ(ids, expected);
+    auto worker = start_worker();
+    if (!worker) GTEST_SKIP() << "node or tests/workers/bullmq/node_modules is missing: run scripts/setup.sh";
+    expect_each_row_once(wait_until_done(rows, *worker), rows);
 }
 
 // A --job-id run SIGKILLed mid-way, resumed: each row is one job, run once. With BullMQ's counter ids the

@@ -1,9 +1,10 @@
 #pragma once
 // The one way a page of BullMQ jobs enters a queue's keys, for the plain sink and for a job's ledger alike
-// (as the lists' PageWriter): one script a page (bullmq_scripts::add_jobs), so each page is added whole or
-// not at all. Plain, the script runs by its SHA1 (EVALSHA, loaded again when the server forgot it); fenced,
-// it goes in one MULTI/EXEC with the checkpoint's move (the lists' script, told BullMQ's key types), by its
-// source, since a NOSCRIPT inside a MULTI would only show after the checkpoint had moved.
+// (as the lists' PageWriter): the script bullmq_scripts::add_jobs, each page added whole or not at all. A
+// plain page of at most 1,000 jobs is one call by its SHA1 (EVALSHA, loaded again when the server forgot
+// it); a larger page, and a fenced one, go as calls of at most 1,000 jobs in one MULTI/EXEC (fenced, with the
+// checkpoint's move: the lists' script, told BullMQ's key types), by the script's source, since a NOSCRIPT
+// inside a MULTI would only show at the EXEC.
 //
 // Keys for queue Q with prefix P (BullMQ's QueueKeys): P:Q:wait, P:Q:paused, P:Q:meta, P:Q:id, P:Q:delayed,
 // P:Q:active, P:Q:events, P:Q:marker, and a hash P:Q:<job id> a job. In a Redis Cluster they share a slot

@@ -18,7 +18,7 @@ namespace rowpump::redis::bullmq_scripts {
 
 // KEYS: wait, paused, meta, id, delayed, active, events, marker.
 // ARGV: the jobs' key prefix ("bull:orders:"), the page's timestamp (Unix ms), then per job: its custom id
-// ("" for the counter's), name, data (JSON), delay (ms, 0 for a ready job).
+// ("" for the counter's), name, data (JSON), delay (ms as digits, "0" for a ready job).
 // A key of another type is refused before anything is written. Returns the number of jobs added.
 inline const char* const add_jobs = R"lua(
 local rcall = redis.call
@@ -32,7 +32,7 @@ end
 local waitKey, pausedKey, metaKey, idKey, delayedKey, activeKey, eventsKey, markerKey = unpack(KEYS)
 local maxEvents = rcall('HGET', metaKey, 'opts.maxLenEvents')
 if not maxEvents then
-  maxEvents = 10000
+  maxEvents = '10000'
   rcall('HSET', metaKey, 'opts.maxLenEvents', maxEvents)
 end
 local attributes = rcall('HMGET', metaKey, 'paused', 'concurrency')
@@ -47,29 +47,49 @@ local jobs = (#ARGV - 2) / 4
 -- One INCRBY and one LPUSH a page leave what an INCR and an LPUSH a job leave: the same counter, the same
 -- ids, the same list order.
 local counter = rcall('INCRBY', idKey, jobs) - jobs
-local ready = {}
+-- A counter's id is its digits, as BullMQ's `jobCounter .. ""`. Lua formats a number through the C
+-- library's printf of a double, a sixth of this script's instructions a job (bench/bullmq_floor.sh): here
+-- the last two digits come from a table made once a page and the rest is formatted once every 100 jobs.
+-- For the same reason every number a job's commands take is given as the string Redis would store.
+local twoDigits = {}
+for d = 0, 99 do twoDigits[d] = string.format('%02d', d) end
+local hundreds, hundredsDigits = -1, ''
+local ready, readyCount = {}, 0
 local added, delayed = 0, 0
 for i = 3, #ARGV, 4 do
   counter = counter + 1
-  local jobId, name, data, delay = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  local jobId, name, data, delay = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local custom = jobId ~= ''
-  if not custom then jobId = counter .. '' end
+  if not custom then
+    if counter < 100 then
+      jobId = counter .. ''
+    else
+      local last = counter % 100
+      if counter - last ~= hundreds then
+        hundreds = counter - last
+        hundredsDigits = string.format('%d', hundreds / 100)
+      end
+      jobId = hundredsDigits .. twoDigits[last]
+    end
+  end
   local jobKey = prefix .. jobId
   if custom and rcall('EXISTS', jobKey) == 1 then
     rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'duplicated', 'jobId', jobId)
   else
+    -- The client sends "0" for a ready job.
+    local delayMs = delay ~= '0' and tonumber(delay) or 0
     local opts = '{"attempts":0}'
-    if custom or delay > 0 then
+    if custom or delayMs > 0 then
       local fields = {attempts = 0}
       if custom then fields['jobId'] = jobId end
-      if delay > 0 then fields['delay'] = delay end
+      if delayMs > 0 then fields['delay'] = delayMs end
       opts = cjson.encode(fields)
     end
     rcall('HSET', jobKey, 'name', name, 'data', data, 'opts', opts, 'timestamp', timestamp, 'delay', delay,
-          'priority', 0)
+          'priority', '0')
     rcall('XADD', eventsKey, '*', 'event', 'added', 'jobId', jobId, 'name', name)
-    if delay > 0 then
-      local due = tonumber(timestamp) + delay
+    if delayMs > 0 then
+      local due = tonumber(timestamp) + delayMs
       local minScore = due * 0x1000
       local maxScore = (due + 1) * 0x1000 - 1
       local score = minScore
@@ -82,7 +102,8 @@ for i = 3, #ARGV, 4 do
       rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'delayed', 'jobId', jobId, 'delay', due)
       delayed = delayed + 1
     else
-      ready[#ready + 1] = jobId
+      readyCount = readyCount + 1
+      ready[readyCount] = jobId
       rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents, '*', 'event', 'waiting', 'jobId', jobId)
     end
     added = added + 1
