@@ -132,9 +132,14 @@ protected:
     }
 
     // The node's address ("127.0.0.1:6502") that owns the test's slot now, from the slot map.
+    // The master that owns the test's slot, from a fresh slot map. A map read while the nodes still settle a
+    // failover (an earlier test's, or this one's) may name no master for the slot: that is transient, and
+    // read again within the retry budget, as the product's own commands do.
     std::string owner_address() {
-        client_->refresh();
-        const RedisOptions owner = client_->owner_options(slot_);
+        const RedisOptions owner = client_->retrying([&] {
+            client_->refresh();
+            return client_->owner_options(slot_);
+        });
         return owner.host + ":" + std::to_string(owner.port);
     }
 
