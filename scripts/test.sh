@@ -18,7 +18,9 @@ eval "$(bash scripts/services.sh env)"
 # A fresh build has no timings from an earlier run, and ctest would start the suite's slowest tests in
 # declaration order, some at the very end: a clean clone took 244 s where a build with timings took 220 s.
 # tests/ctest_costs.txt holds the slowest tests' seconds from a full run (ctest's own cost-data format,
-# regenerate it from build/Testing/Temporary/CTestCostData.txt), so that they start first.
+# regenerate it from build/Testing/Temporary/CTestCostData.txt), so that they start first. It leaves out
+# the parameterized tests: ctest writes their names with spaces ("  # GetParam() = ..."), and reads a name
+# only up to its first space.
 costs=build/Testing/Temporary/CTestCostData.txt
 if [[ ! -f "$costs" ]]; then
   mkdir -p "$(dirname "$costs")"
