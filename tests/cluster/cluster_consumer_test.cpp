@@ -29,8 +29,8 @@ TEST_F(ClusterConsumerTest, StatsPromoteConsumeRequeueDeadAndReapWork) {
     // Row 7 fails and, with one attempt, goes dead; every other row is handled once.
     const std::string handled = temp_file("handled");
     const CliRun consume = run_rowpump(queue_args(
-        "consume", {"--until-empty", "--max-attempts", "1", "--concurrency", "2", "--exec",
-                    "payload=$(cat); case \"$payload\" in *'\"id\":7,'*) exit 1;; esac; echo \"$payload\" >> " + handled}));
+        "consume", {"--until-empty", "--max-attempts", "1", "--concurrency", "2", "--pipe",
+                    recording_handler(handled, 7)}));
     EXPECT_EQ(consume.exit_code, 4) << consume.describe();  // drained, with a dead task
     std::map<int, int> seen;
     for (const std::string& line : lines(slurp(handled))) count_ids({line}, seen);

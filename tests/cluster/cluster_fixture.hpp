@@ -107,6 +107,14 @@ protected:
         EXPECT_EQ(stat("delayed"), 0);
     }
 
+    // A `--pipe` handler (docs/consumers.md) that appends each task line it is given to `file` and answers
+    // `ok`, or `fail` for the row `failing_id` (0: none). One shell a worker, with only builtins in its loop: a shell
+    // and a `cat` a task (`--exec`) made these drains cost several seconds of CPU for what they test, which is
+    // the claims on the cluster, not the handler.
+    static std::string recording_handler(const std::string& file, int failing_id = 0) {
+        return "while IFS= read -r task; do case \"$task\" in *'\"id\":" + std::to_string(failing_id) +
+               ",'*) echo fail;; *) printf '%s\\n' \"$task\" >> '" + file + "'; echo ok;; esac; done";
+    }
     // How often each row id appears in `payloads` (tagged delayed members included).
     static void count_ids(const std::vector<std::string>& payloads, std::map<int, int>& seen) {
         static const std::regex id(R"("id":(\d+))");

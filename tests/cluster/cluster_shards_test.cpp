@@ -2,6 +2,9 @@
 // {q:0} ... {q:3}, each holding within 10% of the mean; `queue stats|promote|requeue-dead` act on every
 // shard; 4 consumer processes, each reading every shard, handle every task exactly once. Bad counts and
 // the setups --shards does not serve are refused with exit 2 and one line.
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "cluster/cluster_fixture.hpp"
@@ -72,14 +75,21 @@ TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnc
     if (HasFatalFailure()) return;
 
     // Row 7 fails once and goes dead; every other row is handled once, by whichever consumer took it.
+    // The four handlers wait for one another before their first task (each leaves its pid in `started`):
+    // a drain this fast could otherwise end before the last consumer has started.
+    const std::filesystem::path started =
+        std::filesystem::path(::testing::TempDir()) / ("rowpump_started_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(started);
+    std::filesystem::create_directories(started);
+    const std::string barrier = ": > '" + started.string() + "'/$$; while set -- '" + started.string() +
+                                "'/*; [ $# -lt 4 ]; do sleep 0.01; done; ";
     std::vector<std::string> handled;
     std::vector<std::unique_ptr<CliProcess>> consumers;
     for (int c = 0; c < 4; ++c) {
         handled.push_back(temp_file("handled"));
         consumers.push_back(std::make_unique<CliProcess>(queue_args(
-            "consume", {"--until-empty", "--max-attempts", "1", "--batch", "10", "--exec",
-                        "payload=$(cat); case \"$payload\" in *'\"id\":7,'*) exit 1;; esac; echo \"$payload\" >> " +
-                            handled.back()})));
+            "consume", {"--until-empty", "--max-attempts", "1", "--inflight", "10", "--pipe",
+                        barrier + recording_handler(handled.back(), 7)})));
     }
     int dead_exits = 0;
     for (auto& consumer : consumers) {
@@ -89,6 +99,7 @@ TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnc
         dead_exits += *ended == 4 ? 1 : 0;
     }
     EXPECT_EQ(dead_exits, 1) << "one consumer saw row 7 go dead";
+    std::filesystem::remove_all(started);
     std::map<int, int> seen;
     for (const std::string& path : handled) {
         const auto done = lines(slurp(path));

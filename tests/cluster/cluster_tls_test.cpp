@@ -49,7 +49,7 @@ TEST_F(ClusterTlsTest, BackfillAndConsumerGoThroughTls) {
 
     const std::string handled = temp_file("handled");
     const CliRun consume = run_rowpump({"queue", "consume", "--source", url_, "--queue", queue_, "--until-empty",
-                                        "--consumer", "tls", "--exec", "payload=$(cat); echo \"$payload\" >> " + handled});
+                                        "--consumer", "tls", "--pipe", recording_handler(handled)});
     ASSERT_EQ(consume.exit_code, 0) << consume.describe();
     std::map<int, int> seen;
     count_ids(lines(slurp(handled)), seen);

@@ -100,13 +100,13 @@ protected:
 // still has pages to write.
 constexpr int source_rows = 20000;
 constexpr int kills = 20;
-constexpr double kill_test_rate = 1200;  // rows per second over both workers
+constexpr double kill_test_rate = 2000;  // rows per second over both workers
 
 TEST_P(ExactlyOnceTest, TwentyKillsAndResumesWriteEveryRowOnce) {
     const unsigned seed = test_seed();
     SCOPED_TRACE("ROWPUMP_TEST_SEED=" + std::to_string(seed));
     std::mt19937 random(seed);
-    std::uniform_int_distribution<int> delay_ms(50, 1500);
+    std::uniform_int_distribution<int> delay_ms(30, 900);
     const auto table = numbered_table("eo_kill", source_rows);
     const auto args = backfill_args(table, queue_, kill_test_rate, job_id_);
 

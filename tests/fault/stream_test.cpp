@@ -165,7 +165,8 @@ TEST_F(StreamTest, KilledJobRunsResumedWriteEachRowOnce) {
 }
 
 TEST_F(StreamTest, TwoConsumersInOneGroupOneKilledProcessEveryEntry) {
-    constexpr int rows = 200;
+    // Enough entries, at 20 ms and a few processes each, that the first consumer is killed with some in hand.
+    constexpr int rows = 80;
     const auto table = numbered_table("stream_consume", rows);
     const CliRun fill = run_rowpump(backfill(table));
     ASSERT_EQ(fill.exit_code, 0) << fill.describe();

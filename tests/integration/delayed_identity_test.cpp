@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -145,12 +146,21 @@ TEST_F(DelayedIdentityTest, CliJobAndConsumerDeliverEveryRepeatedDelayedTaskOnce
     ASSERT_EQ(backfill.exit_code, 0) << backfill.describe();
     EXPECT_EQ(delayed_count(), rows) << "delayed tasks with identical payloads collapsed";
 
-    // The consumer's own promotion moves them; one worker appends each payload it runs as a line.
+    // The consumer's own promotion moves them; one worker appends the task lines of each batch it runs
+    // (docs/consumers.md: `{"id":null,...,"payload":3}`, the CSV's one number as the JSON it is).
     const std::string outbox = fresh_temp_path("delayed_outbox");
     const CliRun consume = run_rowpump({"queue", "consume", "--source", redis_url_, "--queue", queue_, "--exec",
-                                        "{ cat; echo; } >> '" + outbox + "'", "--batch", "100", "--until-empty"});
+                                        "cat >> '" + outbox + "'", "--exec-batch", "100",
+                                        "--until-empty"});
     ASSERT_EQ(consume.exit_code, 0) << consume.describe();
-    EXPECT_EQ(multiset_difference(file_lines(outbox), expected_), "") << consume.describe();
+    std::vector<std::string> payloads;
+    static const std::regex payload(R"re("payload":(.*)\}$)re");
+    for (const std::string& line : file_lines(outbox)) {
+        std::smatch match;
+        if (std::regex_search(line, match, payload)) payloads.push_back(match[1]);
+        else ADD_FAILURE() << "a task line without a payload: " << line;
+    }
+    EXPECT_EQ(multiset_difference(payloads, expected_), "") << consume.describe();
     EXPECT_EQ(delayed_count(), 0);
     EXPECT_EQ(ready(), std::vector<std::string>{});
     std::remove(outbox.c_str());
