@@ -506,6 +506,9 @@ TEST_F(BackfillTest, WorkStealingSplitsASkewedSingleRange) {
     JobSpec spec = redis_spec(table);
     spec.partitions = 1;
     spec.workers = 2;
+    // Half a second of reading: unpaced, the first worker once read all 10,000 rows on a busy machine before
+    // the idle one was scheduled, and there was nothing left to steal.
+    spec.rate = 20000;
     const auto summary = run_job(spec);
     EXPECT_GT(summary.steals, 0u) << describe(summary);
     EXPECT_EQ(summary.ranges.size(), 1 + summary.steals) << describe(summary);
