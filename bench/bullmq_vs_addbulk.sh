@@ -11,7 +11,8 @@
 # BENCH_PORT): rowpump's wall is that server's single-threaded CPU, and on a shared server it also counts
 # other sessions' commands (BENCH_SHARED_REDIS=1 uses ROWPUMP_REDIS_URL's server instead). After every
 # clean-up the script waits until Redis has freed in the background what the clean-up's UNLINKs left it
-# (INFO memory lazyfree_pending_objects:0), so that no run pays for the keys of the run before it.
+# (INFO memory lazyfree_pending_objects:0) and has jemalloc return the freed pages (MEMORY PURGE), so that no
+# run pays for the keys of the run before it.
 #
 # A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
 # Every run is checked: `wait` must hold exactly the table's rows, and a job hash BullMQ's fields. Per run
@@ -69,15 +70,13 @@ export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" 
 export BENCH_BULLMQ_PREFIX="$prefix"
 [[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
 
-# Every key of the queue: a job hash a row, and BullMQ's own.
+# Every key of the queue: a job hash a row, and BullMQ's own; UNLINKed 5,000 a command through one
+# redis-cli (the names have no spaces), then settle_redis.
 clear_queue() {
-  local key keys=()
-  while IFS= read -r key; do
-    keys+=("$key")
-    ((${#keys[@]} < 5000)) || { redis UNLINK "${keys[@]}" >/dev/null; keys=(); }
-  done < <(redis --scan --pattern "$prefix:$queue:*")
-  ((${#keys[@]} == 0)) || redis UNLINK "${keys[@]}" >/dev/null
-  wait_for_lazyfree 120
+  redis --scan --pattern "$prefix:$queue:*" |
+    awk '{ keys = keys " " $0 } NR % 5000 == 0 { print "UNLINK" keys; keys = "" } END { if (keys != "") print "UNLINK" keys }' |
+    redis >/dev/null
+  settle_redis 120
 }
 use_sbtest_table clear_queue
 log "$rows rows of $db_name.$table into $redis_sink (pid $redis_pid) BullMQ queue $prefix:$queue; load $load_before on $cores cores; $runs rounds"
@@ -120,7 +119,8 @@ mkdir -p "$(dirname "$results")"
   echo
   echo "Redis: $redis_server_note."
   echo "After every clean-up (UNLINK of the queue's keys) the script waits until Redis reports its background"
-  echo "freeing done (\`lazyfree_pending_objects:0\`), so that no run pays for the last one's keys."
+  echo "freeing done (\`lazyfree_pending_objects:0\`), then runs \`MEMORY PURGE\` (jemalloc returns the freed pages"
+  echo "then, not on its background thread during the next run), so that no run pays for the last one's keys."
   echo
   echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo

@@ -306,18 +306,21 @@ use_private_redis() {
   unset ROWPUMP_REDIS_PASSWORD_FILE
 }
 
-# wait_for_lazyfree SECONDS: waits (at most SECONDS, then fails) until Redis's INFO memory
-# says lazyfree_pending_objects:0: UNLINK and FLUSHALL ASYNC free big keys on a background thread, and a
-# run that starts before it is done would be charged for the freeing of the work before it.
-wait_for_lazyfree() {
+# settle_redis SECONDS: after a clean-up, waits (at most SECONDS, then fails) until Redis's INFO memory says
+# lazyfree_pending_objects:0 (UNLINK and FLUSHALL ASYNC free big keys on a background thread), then has
+# jemalloc hand back the freed pages at once (MEMORY PURGE, which returns when done): otherwise its
+# background thread returns them over the next seconds, and a run that starts meanwhile is charged for the
+# freeing of the work before it (Redis CPU counts every thread).
+settle_redis() {
   local started=$SECONDS pending
   while :; do
     pending="$(redis INFO memory | tr -d '\r' | sed -n 's/^lazyfree_pending_objects://p')"
     [[ "$pending" =~ ^[0-9]+$ ]] || fail "Redis's INFO memory has no lazyfree_pending_objects (got: '$pending')"
-    ((pending == 0)) && return 0
+    ((pending == 0)) && break
     ((SECONDS - started < $1)) || fail "Redis still had $pending objects to free in the background after $1 s"
     sleep 0.1
   done
+  [[ "$(redis MEMORY PURGE)" == OK ]] || fail "Redis refused MEMORY PURGE"
 }
 
 # service_pid mariadb|redis: the pid of scripts/services.sh's server (pid file under ROWPUMP_STATE_DIR,
