@@ -4,8 +4,15 @@
 # (bench/peers/bullmq_add_bulk.js): both read the same rows from the same server and leave the same keys,
 # a job hash each (name, data, opts, timestamp, delay, priority), its id in `wait`, `id`, `meta`, `events`,
 # `marker`. Goal: rowpump at least 5x addBulk's rows/s. The issue's size is 1M rows (ROWS=0); a million job
-# hashes take about 0.7 GB of the shared Redis and about 4.5 minutes a round with the clean-ups, so the
-# default here is ROWS=100000 (the first 100,000 rows of sbtest1).
+# hashes take about 0.7 GB of Redis and about a minute a round with the clean-ups, so the default here is
+# ROWS=100000 (the first 100,000 rows of sbtest1).
+#
+# Both tools write into the same redis-server, one of the script's own (bench/lib/common.sh private_redis, on
+# BENCH_PORT): rowpump's wall is that server's single-threaded CPU, and on a shared server it also counts
+# other sessions' commands (BENCH_SHARED_REDIS=1 uses ROWPUMP_REDIS_URL's server instead). After every
+# clean-up the script waits until Redis has freed in the background what the clean-up's UNLINKs left it
+# (INFO memory lazyfree_pending_objects:0) and has jemalloc return the freed pages (MEMORY PURGE), so that no
+# run pays for the keys of the run before it.
 #
 # A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
 # Every run is checked: `wait` must hold exactly the table's rows, and a job hash BullMQ's fields. Per run
@@ -16,10 +23,11 @@
 #   ROWPUMP_BIN=build/rowpump bench/bullmq_vs_addbulk.sh                  # 100,000 rows
 #   ROWS=0 ROWPUMP_BIN=build/rowpump bench/bullmq_vs_addbulk.sh           # sbtest1, 1M rows
 #
-# Environment: ROWPUMP_MYSQL_URL and ROWPUMP_REDIS_URL (required), ROWPUMP_BIN (build/rowpump), ROWS /
+# Environment: ROWPUMP_MYSQL_URL (required), BENCH_SHARED_REDIS (0; 1: ROWPUMP_REDIS_URL's server, then
+# required, and BENCH_REDIS_PID), BENCH_PORT (6591, the private server's), ROWPUMP_BIN (build/rowpump), ROWS /
 # BENCH_ROWS (100000: rp_bench_sbtest_small, the first N rows of sbtest1; 0: the whole sbtest1), BENCH_RUNS
-# (3), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS (bench/results/bullmq.md), BENCH_MARIADB_PID
-# and BENCH_REDIS_PID. Needs node and tests/workers/bullmq/node_modules (scripts/setup.sh). Everything it
+# (3), BENCH_MAX_LOAD (nproc), BENCH_FORCE (0), BENCH_RESULTS (bench/results/bullmq.md) and BENCH_MARIADB_PID.
+# Needs redis-server, node and tests/workers/bullmq/node_modules (scripts/setup.sh). Everything it
 # creates is named rp_bench_* and removed at the end.
 set -euo pipefail
 
@@ -34,31 +42,44 @@ prefix=rp_bench_bull
 queue="rp_bench_bullmq_$$"
 job_name=sync-row
 
+shared_redis="$(setting BENCH_SHARED_REDIS 0 '^[01]$' '0: a private redis-server, 1: ROWPUMP_REDIS_URL')"
+port="$(setting BENCH_PORT 6591 whole)"
 require_env ROWPUMP_MYSQL_URL
-require_env ROWPUMP_REDIS_URL
+((shared_redis == 0)) || require_env ROWPUMP_REDIS_URL
 require_rowpump "$rowpump_bin"
-require_tools mariadb redis-cli node
+require_tools mariadb redis-cli redis-server node
 [[ -d "$root/tests/workers/bullmq/node_modules/bullmq" ]] ||
   { log "tests/workers/bullmq/node_modules is missing: run scripts/setup.sh"; exit 2; }
 
 refuse_when_loaded "$cores"
+ROWPUMP_REDIS_URL="${ROWPUMP_REDIS_URL:-redis://127.0.0.1:$port/0}"
 connect_servers rp_bench_bullmq default-character-set=utf8mb4
+if ((shared_redis == 0)); then
+  private_redis "$port"
+  use_private_redis
+  BENCH_REDIS_PID="$private_redis_pid"
+  redis_server_note="a redis-server of the script's own (port $port, no persistence, default settings), so that its CPU counts these runs alone"
+else
+  redis_server_note="the shared Redis of ROWPUMP_REDIS_URL (BENCH_SHARED_REDIS=1): its CPU also counts other sessions' commands"
+fi
 measure_setup
+# The Redis CPU column must be the server both tools write into.
+[[ "$shared_redis" == 1 || "$redis_pid" == "$private_redis_pid" ]] ||
+  fail "measuring Redis pid $redis_pid, not the private server's $private_redis_pid"
 export BENCH_MYSQL_OPTION_FILE="$client_config" BENCH_MYSQL_DATABASE="$db_name" BENCH_REDIS_URL="$redis_sink"
 export BENCH_BULLMQ_PREFIX="$prefix"
 [[ -z "$redis_auth" ]] || export BENCH_REDIS_PASSWORD="$redis_auth"
 
-# Every key of the queue: a job hash a row, and BullMQ's own.
+# Every key of the queue: a job hash a row, and BullMQ's own; UNLINKed 5,000 a command through one
+# redis-cli (the names have no spaces), then settle_redis.
 clear_queue() {
-  local key keys=()
-  while IFS= read -r key; do
-    keys+=("$key")
-    ((${#keys[@]} < 5000)) || { redis UNLINK "${keys[@]}" >/dev/null; keys=(); }
-  done < <(redis --scan --pattern "$prefix:$queue:*")
-  ((${#keys[@]} == 0)) || redis UNLINK "${keys[@]}" >/dev/null
+  redis --scan --pattern "$prefix:$queue:*" |
+    awk '{ keys = keys " " $0 } NR % 5000 == 0 { print "UNLINK" keys; keys = "" } END { if (keys != "") print "UNLINK" keys }' |
+    redis >/dev/null
+  settle_redis 120
 }
 use_sbtest_table clear_queue
-log "$rows rows of $db_name.$table into $redis_sink BullMQ queue $prefix:$queue; load $load_before on $cores cores; $runs rounds"
+log "$rows rows of $db_name.$table into $redis_sink (pid $redis_pid) BullMQ queue $prefix:$queue; load $load_before on $cores cores; $runs rounds"
 warm_buffer_pool
 
 check_jobs() {
@@ -94,14 +115,19 @@ mkdir -p "$(dirname "$results")"
   echo
   build_line
   echo "$(servers_line), Node $(node --version), BullMQ $(node -p "require('$root/tests/workers/bullmq/node_modules/bullmq/package.json').version"), mysql2 $(node -p "require('$root/tests/workers/bullmq/node_modules/mysql2/package.json').version").  Produced by \`bench/bullmq_vs_addbulk.sh\`; servers and tools on the same machine."
-  ((small_rows == 0)) || echo "**$small_rows rows** (\`$table\`, the first $small_rows rows of sbtest1), not the issue's 1M: a million job hashes take about 1 GB of the shared Redis, and the rounds would hold the machine for many minutes."
+  ((small_rows == 0)) || echo "**$small_rows rows** (\`$table\`, the first $small_rows rows of sbtest1), not the issue's 1M: a million job hashes take about 0.7 GB of Redis, and the rounds would hold the machine for minutes."
+  echo
+  echo "Redis: $redis_server_note."
+  echo "After every clean-up (UNLINK of the queue's keys) the script waits until Redis reports its background"
+  echo "freeing done (\`lazyfree_pending_objects:0\`), then runs \`MEMORY PURGE\` (jemalloc returns the freed pages"
+  echo "then, not on its background thread during the next run), so that no run pays for the last one's keys."
   echo
   echo "Load (uptime) before: \`$uptime_before\`; after: \`$uptime_after\`."
   echo
   echo "A warm-up run of each, then $runs round(s), the order alternating each round; medians. Every run is checked to"
   echo "leave exactly $rows job ids in \`wait\`, and a job hash with BullMQ's fields and the job's name. Client CPU ="
   echo "user+sys of the command (GNU time); MariaDB and Redis CPU = utime+stime of each server's /proc/PID/stat over"
-  echo "the run; floor = (client + MariaDB + Redis CPU) / $cores cores. Peak RSS: the largest of the runs."
+  echo "the run (Redis: pid $redis_pid, the server both tools wrote into); floor = (client + MariaDB + Redis CPU) / $cores cores. Peak RSS: the largest of the runs."
   echo
   echo "| tool | rows | wall s | rows/s | client CPU s | MariaDB CPU s | Redis CPU s | floor s | peak RSS MB | runs, wall s |"
   echo "|---|---|---|---|---|---|---|---|---|---|"

@@ -180,6 +180,7 @@ sbtest_cleanup() {
   trap - EXIT
   "$bench_clear" >/dev/null 2>&1 || true
   ((created_small == 0)) || sql "DROP TABLE IF EXISTS \`rp_bench_sbtest_small\`" 2>/dev/null || true
+  shut_down_private_redis
   rm -rf "$private_dir"
   exit "$status"
 }
@@ -270,24 +271,56 @@ clean_up_on_exit() {
 fail() { log "$*"; exit 1; }
 
 # private_redis PORT: a redis-server of the script's own on 127.0.0.1:PORT (no persistence, the default
-# encodings), for the floor benches, which measure Redis's CPU alone and must not count other sessions' work
-# on a shared server. Its files go in $private_dir (make_private_dir first); at exit it is shut down and the
-# dir removed. Sets private_redis_pid once it answers.
+# encodings), for the benches that must not count other sessions' work on a shared server. Its files go in
+# $private_dir (make_private_dir first); at exit it is shut down and the dir removed (also by use_sbtest_table's
+# clean-up, for a script that sets that one after this). Exits 2 when PORT already answers (that would be
+# some other server), 1 when the new one does not answer. Sets private_redis_pid once it answers.
 private_redis() {
+  redis-cli -p "$1" PING >/dev/null 2>&1 &&
+    { log "port $1 already answers as a Redis server; set BENCH_PORT to a free port"; exit 2; }
   private_redis_port="$1"
   redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
     --pidfile "$private_dir/redis.pid" --dir "$private_dir" >/dev/null
   clean_up_on_exit stop_private_redis
   local _
   for _ in $(seq 50); do redis-cli -p "$1" PING >/dev/null 2>&1 && break; sleep 0.1; done
+  redis-cli -p "$1" PING >/dev/null 2>&1 || fail "the private redis-server on port $1 does not answer after 5 s"
   private_redis_pid="$(cat "$private_dir/redis.pid")"
+}
+shut_down_private_redis() {
+  [[ -z "${private_redis_port:-}" ]] || redis-cli -p "$private_redis_port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 }
 stop_private_redis() {
   local status=$?
   trap - EXIT
-  redis-cli -p "$private_redis_port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+  shut_down_private_redis
   rm -rf "$private_dir"
   exit "$status"
+}
+
+# use_private_redis: later `redis` calls, and $redis_sink (rowpump's and the peers' URL), go to the server
+# private_redis started, which has no password.
+use_private_redis() {
+  redis_host=127.0.0.1 redis_port="$private_redis_port" redis_db=0 redis_user="" redis_auth=""
+  redis_sink="redis://127.0.0.1:$private_redis_port/0"
+  unset ROWPUMP_REDIS_PASSWORD_FILE
+}
+
+# settle_redis SECONDS: after a clean-up, waits (at most SECONDS, then fails) until Redis's INFO memory says
+# lazyfree_pending_objects:0 (UNLINK and FLUSHALL ASYNC free big keys on a background thread), then has
+# jemalloc hand back the freed pages at once (MEMORY PURGE, which returns when done): otherwise its
+# background thread returns them over the next seconds, and a run that starts meanwhile is charged for the
+# freeing of the work before it (Redis CPU counts every thread).
+settle_redis() {
+  local started=$SECONDS pending
+  while :; do
+    pending="$(redis INFO memory | tr -d '\r' | sed -n 's/^lazyfree_pending_objects://p')"
+    [[ "$pending" =~ ^[0-9]+$ ]] || fail "Redis's INFO memory has no lazyfree_pending_objects (got: '$pending')"
+    ((pending == 0)) && break
+    ((SECONDS - started < $1)) || fail "Redis still had $pending objects to free in the background after $1 s"
+    sleep 0.1
+  done
+  [[ "$(redis MEMORY PURGE)" == OK ]] || fail "Redis refused MEMORY PURGE"
 }
 
 # service_pid mariadb|redis: the pid of scripts/services.sh's server (pid file under ROWPUMP_STATE_DIR,
