@@ -19,10 +19,14 @@ TEST_F(ClusterConsumerMigrationTest, ConsumerFollowsItsSlotToTheNewOwner) {
     const long long ready = length(queue_);
     ASSERT_GT(ready, 0);
 
-    // A shell per task: the drain takes several seconds, long enough to move the slot under it.
+    // A --pipe handler that records each task and rests 50 ms every 10: the drain takes about 5 s, long
+    // enough to move the slot under it, at a pace that does not depend on the machine's load (a shell and
+    // a `cat` a task took 10 s alone and 26 s on a busy machine, and most of a core).
     const std::string handled = temp_file("handled");
     CliProcess consumer({"queue", "consume", "--source", url_, "--queue", queue_, "--until-empty", "--consumer",
-                         "mover", "--exec", "payload=$(cat); echo \"$payload\" >> " + handled});
+                         "mover", "--pipe",
+                         "n=0; while IFS= read -r task; do printf '%s\\n' \"$task\" >> '" + handled +
+                             "'; n=$((n + 1)); [ $((n % 10)) -ne 0 ] || sleep 0.05; echo ok; done"});
     ASSERT_TRUE(wait_until([&] { return lines(slurp(handled)).size() >= 100; }, std::chrono::seconds(30)))
         << consumer.describe();
 

@@ -12,6 +12,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "integration/python_handlers.hpp"
 #include "integration/queue_contents.hpp"
 
 namespace rowpump::test {
@@ -19,8 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string recording_handler =
-    "python3 " + std::string(ROWPUMP_SOURCE_DIR) + "/tests/consumers/recording_handler.py";
+const std::string recording_handler = recording_handler_command();
 
 double milliseconds_of(const std::string& number, const std::string& unit) {
     const double value = std::stod(number);

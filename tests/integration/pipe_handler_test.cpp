@@ -14,6 +14,7 @@
 
 #include "integration/cli_process.hpp"
 #include "integration/mysql_redis_fixture.hpp"
+#include "integration/python_handlers.hpp"
 #include "integration/queue_contents.hpp"
 #include "backend/mysql_queue/mysql_queue_table.hpp"
 
@@ -24,7 +25,7 @@ using namespace std::chrono_literals;
 
 std::string source_file(const std::string& relative) { return std::string(ROWPUMP_SOURCE_DIR) + "/" + relative; }
 
-const std::string recording_handler = "python3 " + source_file("tests/consumers/recording_handler.py");
+const std::string recording_handler = recording_handler_command();
 
 class PipeHandlerTest : public MySqlRedisTest {
 protected:
@@ -86,7 +87,7 @@ protected:
 
 TEST_F(PipeHandlerTest, TheExamplesPhpAndPythonHandlersDrainTheQueue) {
     for (const std::string& handler : {"php " + source_file("examples/handlers/handler.php"),
-                                      "python3 " + source_file("examples/handlers/handler.py")}) {
+                                      python_command("examples/handlers/handler.py")}) {
         SCOPED_TRACE(handler);
         // A null payload is what the examples give up on (dead): proof they read each task's JSON.
         push_tasks(3000, {"null"});
