@@ -4,7 +4,8 @@
 # redis-server started here (no persistence, the default stream node sizes), so that only Redis's own
 # command execution is measured, from its /proc/PID/stat:
 #   - XADD:        1M pipelined `XADD KEY * payload P`, one entry a command (what --push xadd sends);
-#   - XADD in Lua: 1,000 EVALs each running 1,000 XADDs (no parsing or reply per entry);
+#   - XADD in Lua: 1,000 EVALs each running 1,000 XADDs (no parsing or reply per entry) of one payload;
+#   - the same with 1,000 payloads an EVAL, each XADDed once: what the stream sink's append script is sent;
 #   - RPUSH:       1,000 pipelined RPUSHes of 1,000 values each (what the list sink sends: variadic).
 # P is a 190-byte payload, about the JSON row of sbtest1. BENCH_RUNS rounds, alternating; medians.
 # A stream entry is one command's work, or one redis.call's in Lua: the stream's wall time cannot fall
@@ -51,11 +52,14 @@ run() {
     xadd) one xadd bench -P 100 -n 1000000 XADD k '*' payload "$payload" ;;
     xadd_lua) one xadd_lua bench -P 4 -n 1000 EVAL \
       "for i = 1, 1000 do redis.call('XADD', KEYS[1], '*', 'payload', ARGV[1]) end" 1 k "$payload" ;;
+    xadd_lua_args) one xadd_lua_args bench -P 4 -n 1000 EVAL \
+      "for i = 1, #ARGV do redis.call('XADD', KEYS[1], '*', 'payload', ARGV[i]) end" 1 k \
+      $(seq 1000 | sed "s/.*/$payload/") ;;
     rpush) one rpush bench -P 4 -n 1000 EVAL "redis.call('RPUSH', KEYS[1], unpack(ARGV))" 1 k \
       $(seq 1000 | sed "s/.*/$payload/") ;;
   esac
 }
-names=(xadd xadd_lua rpush)
+names=(xadd xadd_lua xadd_lua_args rpush)
 for ((round = 0; round < runs; round++)); do
   for ((i = 0; i < ${#names[@]}; i++)); do run "${names[$(((i + round) % ${#names[@]}))]}"; done
 done
@@ -77,7 +81,8 @@ row() {  # LABEL NAME
   echo "| what Redis runs for 1M entries | Redis CPU s | wall s | runs, Redis CPU s |"
   echo "|---|---|---|---|"
   row "1M \`XADD k * payload P\`, pipelined (one entry a command, as \`--push xadd\`)" xadd
-  row "1,000 EVALs of 1,000 \`redis.call('XADD', ...)\` each" xadd_lua
+  row "1,000 EVALs of 1,000 \`redis.call('XADD', ...)\` each, of one payload" xadd_lua
+  row "1,000 EVALs of 1,000 payloads each, one \`redis.call('XADD', ...)\` a payload (what the stream sink sends)" xadd_lua_args
   row "1,000 EVALs of one \`RPUSH\` of 1,000 values (as variadic, what the list sink sends)" rpush
 } > "$results"
 log "results in $results"
