@@ -14,8 +14,7 @@ bash scripts/services.sh start >/dev/null
 eval "$(bash scripts/services.sh env)"
 # Four at a time on two cores: most of the suite waits (on timeouts that must pass, on servers, on
 # processes it kills), and at -j2 the cores were idle for 42% of a run (busy 304 of 532 core-s,
-# 266 s); at -j4, 166-189 s, idle 16-25%. (A full run at -j4 on a quiet machine now: 194 s, 312 core-s busy,
-# idle 19%.)
+# 266 s); at -j4, idle 16-25% (the last measured full run: 194 s, 312 core-s busy).
 # A fresh build has no timings from an earlier run, and ctest would start the suite's slowest tests in
 # declaration order, some at the very end: a clean clone took 244 s where a build with timings took 220 s.
 # tests/ctest_costs.txt holds the slowest tests' seconds from a full run (ctest's own cost-data format,

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "cluster/cluster_fixture.hpp"
 #include "integration/prepared_fixture.hpp"
@@ -81,6 +82,8 @@ TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnc
         std::filesystem::path(::testing::TempDir()) / ("rowpump_started_" + std::to_string(::getpid()));
     std::filesystem::remove_all(started);
     std::filesystem::create_directories(started);
+    const std::unique_ptr<const std::filesystem::path, void (*)(const std::filesystem::path*)> removed_at_end(
+        &started, [](const std::filesystem::path* dir) { std::filesystem::remove_all(*dir); });
     const std::string barrier = ": > '" + started.string() + "'/$$; while set -- '" + started.string() +
                                 "'/*; [ $# -lt 4 ]; do sleep 0.01; done; ";
     std::vector<std::string> handled;
@@ -99,7 +102,6 @@ TEST_F(ClusterShardsTest, BackfillSpreadsEvenlyAndFourConsumersDrainEveryTaskOnc
         dead_exits += *ended == 4 ? 1 : 0;
     }
     EXPECT_EQ(dead_exits, 1) << "one consumer saw row 7 go dead";
-    std::filesystem::remove_all(started);
     std::map<int, int> seen;
     for (const std::string& path : handled) {
         const auto done = lines(slurp(path));

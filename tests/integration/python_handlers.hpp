@@ -7,11 +7,11 @@
 
 namespace rowpump::test {
 
-inline const std::string system_python = "/usr/bin/python3";
+inline constexpr const char* system_python = "/usr/bin/python3";
 
 // `system_python` and a file of the source tree, as a --pipe command line.
 inline std::string python_command(const std::string& relative) {
-    return system_python + " " + ROWPUMP_SOURCE_DIR + "/" + relative;
+    return std::string(system_python) + " " + ROWPUMP_SOURCE_DIR + "/" + relative;
 }
 
 // tests/consumers/recording_handler.py: records every task it answers (RECORD), misbehaves on request.
