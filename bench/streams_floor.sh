@@ -5,7 +5,8 @@
 # command execution is measured, from its /proc/PID/stat:
 #   - XADD:        1M pipelined `XADD KEY * payload P`, one entry a command (what --push xadd sends);
 #   - XADD in Lua: 1,000 EVALs each running 1,000 XADDs (no parsing or reply per entry) of one payload;
-#   - the same with 1,000 payloads an EVAL, each XADDed once: what the stream sink's append script is sent;
+#   - the same with 1,000 payloads an EVAL, each XADDed once: what the stream sink sent before it sent plain
+#                  XADDs (Redis turns each argument into a Lua string, then back);
 #   - RPUSH:       1,000 pipelined RPUSHes of 1,000 values each (what the list sink sends: variadic).
 # P is a 190-byte payload, about the JSON row of sbtest1. BENCH_RUNS rounds, alternating; medians.
 # A stream entry is one command's work, or one redis.call's in Lua: the stream's wall time cannot fall
@@ -80,9 +81,9 @@ row() {  # LABEL NAME
   echo
   echo "| what Redis runs for 1M entries | Redis CPU s | wall s | runs, Redis CPU s |"
   echo "|---|---|---|---|"
-  row "1M \`XADD k * payload P\`, pipelined (one entry a command, as \`--push xadd\`)" xadd
+  row "1M \`XADD k * payload P\`, pipelined (one entry a command: what \`--push xadd\` sends)" xadd
   row "1,000 EVALs of 1,000 \`redis.call('XADD', ...)\` each, of one payload" xadd_lua
-  row "1,000 EVALs of 1,000 payloads each, one \`redis.call('XADD', ...)\` a payload (what the stream sink sends)" xadd_lua_args
+  row "1,000 EVALs of 1,000 payloads each, one \`redis.call('XADD', ...)\` a payload (what the stream sink sent before plain XADDs)" xadd_lua_args
   row "1,000 EVALs of one \`RPUSH\` of 1,000 values (as variadic, what the list sink sends)" rpush
 } > "$results"
 log "results in $results"

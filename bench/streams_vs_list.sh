@@ -6,7 +6,9 @@
 # A warm-up run of each (not counted), then BENCH_RUNS rounds, the order alternating each round; medians.
 # Every run is checked: the list or the stream must hold exactly the table's rows. Per run
 # (bench/lib/measure.sh): wall seconds, the client's user+sys CPU and peak RSS (GNU time), the MariaDB and
-# Redis servers' CPU (/proc/PID/stat).
+# Redis servers' CPU (/proc/PID/stat). Before each run Redis has freed the keys of the run before and handed
+# the pages back (lib/common.sh settle_redis), so that every run pays alike for the memory it fills: on this
+# kind of virtual machine a run into pages Redis kept was up to twice as cheap for it as one into new pages.
 #
 #   eval "$(scripts/services.sh env)"
 #   ROWPUMP_BIN=build/rowpump bench/streams_vs_list.sh                        # sbtest1, 1M rows
@@ -48,6 +50,7 @@ check() {  # NAME KEY COUNT_COMMAND
 }
 run() {
   redis UNLINK "$list" "$stream" >/dev/null
+  settle_redis 60
   case "$1" in
     list) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$list"
           check list "$list" LLEN ;;

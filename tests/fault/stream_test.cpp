@@ -100,9 +100,9 @@ TEST_F(StreamTest, ABackfillWritesEachRowAsOneEntryOnce) {
     expect_each_row_once(payloads(), rows);
 }
 
-// A page of 2,500 rows goes in three calls of the append script (1,000, 1,000, 500): one range read by one
-// worker keeps the key's order across the calls, plain and fenced by a job id.
-TEST_F(StreamTest, PagesLargerThanOneAppendCallKeepEveryRowOnceInKeyOrder) {
+// Pages of 2,500 rows, each 2,500 pipelined XADDs (their replies read after the page): one range read by
+// one worker keeps the key's order across pages, plain and fenced by a job id.
+TEST_F(StreamTest, LargePagesKeepEveryRowOnceInKeyOrder) {
     constexpr int rows = 5000;
     const auto table = numbered_table("stream_big_pages", rows);
     for (const bool with_job : {false, true}) {

@@ -1,4 +1,4 @@
-// The stream backend without a server: the commands a page is written with (the append script's calls), and how a sink or a queue
+// The stream backend without a server: the command an entry is added with (one XADD a message), and how a sink or a queue
 // source is told apart from the lists by the push mode and the consumer group, with the bad input refused
 // in one line (exit 2).
 #include <gtest/gtest.h>
@@ -12,7 +12,6 @@
 #include "backend/redis/redis_backend.hpp"
 #include "backend/redis_streams/redis_streams_backend.hpp"
 #include "backend/redis_streams/stream_commands.hpp"
-#include "backend/redis_streams/stream_scripts.hpp"
 #include "backend/redis_streams/stream_target.hpp"
 #include "backend/registry/registry.hpp"
 #include "rowpump/consumer.hpp"
@@ -36,29 +35,23 @@ SinkSpec stream_spec(std::string uri = "redis://127.0.0.1:6379/0") {
     return spec;
 }
 
-TEST(StreamCommandsTest, APagesEntriesGoInOneCallOfTheAppendScript) {
+TEST(StreamCommandsTest, EachMessageIsOneXaddOfItsPayload) {
     redis::StreamCommands commands("orders", 0);
-    const std::vector<std::string_view> payloads{R"({"id":1})", R"({"id":2})"};
-    EXPECT_EQ(strings(commands.append(payloads)),
-              (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "orders", "", R"({"id":1})", R"({"id":2})"}));
-    // The buffer is reused: the next call carries only its own payloads.
-    const std::vector<std::string_view> one{""};
-    EXPECT_EQ(strings(commands.append(one)), (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "orders", "", ""}));
+    EXPECT_EQ(strings(commands.xadd(R"({"id":1})")), (std::vector<std::string>{"XADD", "orders", "*", "payload", R"({"id":1})"}));
+    // The vector is reused: the next command carries only its own payload, even an empty one.
+    EXPECT_EQ(strings(commands.xadd("")), (std::vector<std::string>{"XADD", "orders", "*", "payload", ""}));
 }
 
-TEST(StreamCommandsTest, AMaxlenGoesToEveryXaddOfTheCall) {
+TEST(StreamCommandsTest, AMaxlenGoesToEveryXadd) {
     redis::StreamCommands commands("s", 100000);
-    const std::vector<std::string_view> payloads{"p"};
-    EXPECT_EQ(strings(commands.append(payloads)),
-              (std::vector<std::string>{"EVAL", stream_scripts::append, "1", "s", "100000", "p"}));
-    EXPECT_NE(std::string_view(stream_scripts::append).find("'MAXLEN', '~', maxlen, '*', 'payload'"), std::string_view::npos);
+    EXPECT_EQ(strings(commands.xadd("p")), (std::vector<std::string>{"XADD", "s", "MAXLEN", "~", "100000", "*", "payload", "p"}));
+    EXPECT_EQ(strings(commands.xadd("q")), (std::vector<std::string>{"XADD", "s", "MAXLEN", "~", "100000", "*", "payload", "q"}));
 }
 
 TEST(StreamCommandsTest, BinaryPayloadsGoAsTheyAre) {
     redis::StreamCommands commands("s", 0);
     const std::string payload("a\0b\xff", 4);
-    const std::vector<std::string_view> payloads{payload};
-    const auto argv = commands.append(payloads);
+    const auto argv = commands.xadd(payload);
     EXPECT_EQ(argv.back().size(), 4u);
     EXPECT_EQ(std::string(argv.back()), payload);
 }

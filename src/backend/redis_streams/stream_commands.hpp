@@ -1,7 +1,6 @@
 #pragma once
-// The commands a page of a stream sink is written with, as argument vectors: no connection, so unit tests
-// read them as they are sent. A page's entries go in calls of the append script (stream_scripts::append),
-// each adding up to `append_chunk` entries with one XADD apiece inside Redis.
+// The command a stream sink adds an entry with, as an argument vector: no connection, so unit tests read it
+// as it is sent. A page is one such XADD a message, pipelined (stream_page_writer.hpp).
 //
 // Each message is one entry with one field, `payload`, holding the payload exactly as the list backend
 // pushes it (JSON, CSV, a template's text): a consumer reads the same bytes from a stream as from a list,
@@ -15,9 +14,6 @@
 namespace rowpump::redis {
 
 inline constexpr std::string_view stream_payload_field = "payload";
-// Entries per call of the append script: Redis runs a call to its end before any other client's command,
-// and 1,000 XADDs take it about a millisecond.
-inline constexpr std::size_t append_chunk = 1000;
 
 class StreamCommands {
 public:
@@ -28,9 +24,9 @@ public:
     StreamCommands(const StreamCommands&) = delete;
     StreamCommands& operator=(const StreamCommands&) = delete;
 
-    // EVAL <append> 1 <key> <maxlen or ''> <payload>...: the entries of `payloads`, at most append_chunk.
-    // Views into this object and the payloads, valid until the next call.
-    std::span<const std::string_view> append(std::span<const std::string_view> payloads);
+    // XADD <key> [MAXLEN ~ <maxlen>] * payload <payload>. Views into this object and the payload, valid
+    // until the next call.
+    std::span<const std::string_view> xadd(std::string_view payload);
 
     const std::string& key() const noexcept { return key_; }
 

@@ -23,15 +23,7 @@ bool StreamPageWriter::write(Connection& connection, const std::vector<Message>&
             throw UsageError("a stream has no due times, and a row is delayed: drop --delay and --due-column, or "
                              "push to lists (--push rpush)");
     PagePipeline pipeline(connection, fence != nullptr);
-    std::vector<std::string_view> payloads;
-    payloads.reserve(std::min(batch.size(), append_chunk));
-    std::size_t calls = 0;
-    for (std::size_t from = 0; from < batch.size(); from += append_chunk, ++calls) {
-        payloads.clear();
-        for (std::size_t i = from; i < std::min(batch.size(), from + append_chunk); ++i)
-            payloads.push_back(batch[i].payload);
-        pipeline.send(commands_.append(payloads));
-    }
+    for (const Message& message : batch) pipeline.send(commands_.xadd(message.payload));
     if (!fence) {
         pipeline.finish();
         return true;
@@ -41,12 +33,13 @@ bool StreamPageWriter::write(Connection& connection, const std::vector<Message>&
     move.insert(move.end(), fence->arguments.begin(), fence->arguments.end());
     const Reply result = pipeline.commit(move);
     if (result.is_nil()) return false;
-    // Errors inside EXEC come back as its elements: a refused XADD (its call stops there), or the checkpoint
-    // script's refusal.
+    // Errors inside EXEC come back as nil elements: a refused XADD, or the checkpoint script's refusal. An
+    // XADD's reply is its entry's id, the script's 1.
     const auto& elements = result.elements;
     const bool all_applied =
-        elements.size() == calls + 1 &&
-        std::all_of(elements.begin(), elements.end(), [](const Reply& reply) { return reply.type == Reply::Type::integer; });
+        elements.size() == batch.size() + 1 &&
+        std::all_of(elements.begin(), elements.end() - 1, [](const Reply& reply) { return reply.type == Reply::Type::string; }) &&
+        elements.back().type == Reply::Type::integer;
     if (!all_applied)
         throw QueueError("a page for " + std::string(fence->range_key) + " was refused inside its transaction (is " +
                              key() + " still a stream?); its checkpoint did not move, some of its rows may be in "

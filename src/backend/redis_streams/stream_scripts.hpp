@@ -1,22 +1,9 @@
 #pragma once
-// Lua scripts of the stream backend: a page's entries, the fenced page's checkpoint move, and the consumer
-// group's acts that must see and change an entry's pending state in one step.
+// Lua scripts of the stream backend: the fenced page's checkpoint move, and the consumer group's acts that
+// must see and change an entry's pending state in one step. A page's entries are plain XADDs
+// (stream_commands.hpp).
 
 namespace rowpump::stream_scripts {
-
-// KEYS: stream.  ARGV: maxlen ('' for no trim), payload...  One XADD an entry, each with its one field
-// `payload`, inside Redis. Redis has no XADD of many entries, and a command costs it about as much again as
-// the entry it adds: 1M pipelined XADDs took 1.94 s of its CPU, 1,000 of these calls of 1,000 entries 1.03 s
-// (bench/results/streams_floor.md). An error (the key holds another type) stops at the first XADD.
-inline const char* const append = R"lua(
-local key, maxlen = KEYS[1], ARGV[1]
-if maxlen == '' then
-  for i = 2, #ARGV do redis.call('XADD', key, '*', 'payload', ARGV[i]) end
-else
-  for i = 2, #ARGV do redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'payload', ARGV[i]) end
-end
-return #ARGV - 1
-)lua";
 
 // KEYS: range, stream.  ARGV: lease ms, last_key, rows (the lists' move_checkpoint's ARGV). The last
 // command of a page's MULTI, after its XADDs: when the stream key holds something else, those XADDs failed
