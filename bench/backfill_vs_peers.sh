@@ -21,7 +21,9 @@
 # the script. Per run it records (bench/lib/measure.sh) wall seconds, the client's user+sys CPU and peak RSS
 # (GNU time), the CPU of the MariaDB and of the Redis server (/proc/PID/stat, utime + stime, before and
 # after) and the floor they imply, (client + MariaDB + Redis CPU) / cores. The results end with a Goals
-# table computed from the medians.
+# table computed from the medians. Before each Redis run, Redis has freed the list of the run before and
+# handed its pages back (lib/common.sh settle_redis): a run into pages Redis kept cost it about half the
+# CPU of one into new pages, and which one a run got depended on the timing.
 #
 # ROWS=N (or BENCH_ROWS) is the small mode, to check the script quickly: the items read
 # rp_bench_sbtest_small, the first N rows of sbtest1, dept_emp has N rows and the big table 4N, and the
@@ -197,6 +199,7 @@ page_args=()
 # ---- redis: into a Redis list, against careful.php ------------------------------------------------------
 run_redis() {
   redis DEL "$redis_key" >/dev/null
+  settle_redis 60
   case "$1" in
     redis_rowpump) measure "$1" "$rows" "$rowpump_bin" -q backfill --table "$table" --sink "$redis_sink" --queue "$redis_key" ;;
     redis_careful) measure "$1" "$rows" php "$root/bench/peers/careful.php" "$table" "$redis_key" ;;

@@ -13,7 +13,8 @@
 # (build/rowpump), BENCH_RUNS (3), BENCH_PARTITIONS (8; rowpump's --partitions, default workers),
 # BENCH_ROWPUMP_ARGS (more flags for rowpump, e.g. "--max-page-size 50000"; split on spaces), the
 # servers' pid files under ROWPUMP_STATE_DIR (.state), or BENCH_MARIADB_PID and BENCH_REDIS_PID. The queue
-# key is rp_bench_server_cpu, emptied before and deleted after every run.
+# key is rp_bench_server_cpu, emptied before and deleted after every run; before each run Redis has freed it
+# and handed its pages back (lib/common.sh settle_redis), so that every run fills new pages alike.
 set -euo pipefail
 
 # shellcheck source=bench/lib/common.sh
@@ -64,6 +65,7 @@ run() {
   local counters_before counters_after
   shift
   redis DEL "$key" >/dev/null
+  settle_redis 60
   counters_before="$(statement_counters)"
   info_before="$(redis_info_cpu)"
   mariadb_before="$(cpu_ticks "$mariadb_pid")"
