@@ -129,6 +129,28 @@ TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
     EXPECT_EQ(range_field("rows_written"), "2");
 }
 
+// The same on a stream: the page's XADDs fail inside its MULTI, and the checkpoint script refuses to move.
+TEST_F(RedisJobLedgerTest, AStreamPageWhoseXaddsFailedDoesNotMoveTheCheckpoint) {
+    sink_.push = PushSide::xadd;
+    JobLedger* const ledger = one_range_ledger();
+    auto range = ledger->lease();
+    ASSERT_TRUE(range);
+    ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
+    EXPECT_EQ(redis().command({"XLEN", queue()}).integer, 2);
+    const std::string before = range_field("last_key");
+    redis().command({"DEL", queue()});
+    redis().command({"RPUSH", queue(), "not a stream"});
+    try {
+        ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}});
+        ADD_FAILURE() << "a page whose XADDs failed was reported as written";
+    } catch (const QueueError& error) {
+        EXPECT_NE(std::string(error.what()).find("checkpoint did not move"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(range_field("last_key"), before);
+    EXPECT_EQ(range_field("rows_written"), "2");
+    EXPECT_EQ(list_items(redis(), queue()), std::vector<std::string>{"not a stream"});
+}
+
 TEST_F(RedisJobLedgerTest, IdenticalDelayedRowsAreSeparateTasksAndAPageWrittenAgainAddsNone) {
     JobLedger* const ledger = one_range_ledger();
     auto range = ledger->lease();
