@@ -64,6 +64,26 @@ protected:
         return out;
     }
 
+    // One page of two rows written, then `replace_queue` makes the queue key something the next page's
+    // pushes fail on inside its MULTI: that page throws, and the range's checkpoint stays after the first.
+    template <class ReplaceQueue>
+    void expect_a_failed_page_keeps_the_checkpoint(ReplaceQueue replace_queue) {
+        JobLedger* const ledger = one_range_ledger();
+        auto range = ledger->lease();
+        ASSERT_TRUE(range);
+        ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
+        const std::string before = range_field("last_key");
+        replace_queue();
+        try {
+            ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}});
+            ADD_FAILURE() << "a page whose pushes failed was reported as written";
+        } catch (const QueueError& error) {
+            EXPECT_NE(std::string(error.what()).find("checkpoint did not move"), std::string::npos) << error.what();
+        }
+        EXPECT_EQ(range_field("last_key"), before);
+        EXPECT_EQ(range_field("rows_written"), "2");
+    }
+
     SinkSpec sink_;
     JobDefinition definition_;
     std::unique_ptr<JobStore> store_;
@@ -111,43 +131,21 @@ TEST_F(RedisJobLedgerTest, ALedgerWhoseRangeWasTakenOverWritesNothing) {
 }
 
 TEST_F(RedisJobLedgerTest, APageWhosePushFailedDoesNotMoveTheCheckpoint) {
-    JobLedger* const ledger = one_range_ledger();
-    auto range = ledger->lease();
-    ASSERT_TRUE(range);
-    ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
-    const std::string before = range_field("last_key");
-    // Someone replaces the list with a string mid-run: the page's push fails inside its MULTI.
-    redis().command({"DEL", queue()});
-    redis().command({"SET", queue(), "not a list"});
-    try {
-        ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}});
-        ADD_FAILURE() << "a page whose push failed was reported as written";
-    } catch (const QueueError& error) {
-        EXPECT_NE(std::string(error.what()).find("checkpoint did not move"), std::string::npos) << error.what();
-    }
-    EXPECT_EQ(range_field("last_key"), before);
-    EXPECT_EQ(range_field("rows_written"), "2");
+    // Someone replaces the list with a string mid-run.
+    expect_a_failed_page_keeps_the_checkpoint([&] {
+        redis().command({"DEL", queue()});
+        redis().command({"SET", queue(), "not a list"});
+    });
 }
 
-// The same on a stream: the page's XADDs fail inside its MULTI, and the checkpoint script refuses to move.
+// The same on a stream replaced by a list: the page's XADDs fail, and the checkpoint script refuses to move.
 TEST_F(RedisJobLedgerTest, AStreamPageWhoseXaddsFailedDoesNotMoveTheCheckpoint) {
     sink_.push = PushSide::xadd;
-    JobLedger* const ledger = one_range_ledger();
-    auto range = ledger->lease();
-    ASSERT_TRUE(range);
-    ASSERT_EQ(ledger->write(*range, page(1, 2), KeyValue{std::int64_t{2}}), PageWrite::written);
-    EXPECT_EQ(redis().command({"XLEN", queue()}).integer, 2);
-    const std::string before = range_field("last_key");
-    redis().command({"DEL", queue()});
-    redis().command({"RPUSH", queue(), "not a stream"});
-    try {
-        ledger->write(*range, page(3, 2), KeyValue{std::int64_t{4}});
-        ADD_FAILURE() << "a page whose XADDs failed was reported as written";
-    } catch (const QueueError& error) {
-        EXPECT_NE(std::string(error.what()).find("checkpoint did not move"), std::string::npos) << error.what();
-    }
-    EXPECT_EQ(range_field("last_key"), before);
-    EXPECT_EQ(range_field("rows_written"), "2");
+    expect_a_failed_page_keeps_the_checkpoint([&] {
+        EXPECT_EQ(redis().command({"XLEN", queue()}).integer, 2);
+        redis().command({"DEL", queue()});
+        redis().command({"RPUSH", queue(), "not a stream"});
+    });
     EXPECT_EQ(list_items(redis(), queue()), std::vector<std::string>{"not a stream"});
 }
 
