@@ -29,6 +29,7 @@ refuse_when_loaded "$cores"
 make_private_dir
 
 private_redis "$port"
+use_private_redis
 pid="$private_redis_pid"
 # 178 hex digits and redis-benchmark's __rand_int__ (12 digits, new in each argument of each command): each
 # entry's payload differs, as rows' do. A script given one string 1,000 times would have Lua make it once.
@@ -37,9 +38,9 @@ payload="$(head -c 89 /dev/urandom | od -An -tx1 | tr -d ' \n')__rand_int__"
 uptime_before="$(uptime_line)"
 one() {  # NAME COMMAND...: one run into an empty key; appends "redis-CPU-s wall-s" to NAME's file
   local before after start end length
-  redis-cli -p "$port" DEL k >/dev/null
+  redis DEL k >/dev/null
   # Every run fills pages Redis has just handed back: a run into pages it kept cost it up to half as much.
-  redis-cli -p "$port" MEMORY PURGE >/dev/null
+  settle_redis 60
   before="$(cpu_ticks "$pid")"
   start="$(date +%s.%N)"
   "${@:2}" >/dev/null
