@@ -19,7 +19,9 @@ public:
     ConsumerOptions owner() const { return on_slot_owner(options_, *client_); }
 
     // Calls `action`; a MOVED it throws reads the slot map, calls `reopen(options on the new owner)` and
-    // `action` again; an ASK is a transient error that the cluster client's retries wait out.
+    // `action` again; an ASK is a transient error that the cluster client's retries wait out. So is a second
+    // MOVED: while a slot is handed over, the masters learn its new owner one by one, and the new owner can
+    // still send a client back to the old one. The retries back off, read the map again and follow it.
     template <class Action, class Reopen>
     auto call(Action&& action, Reopen&& reopen) -> decltype(action()) {
         return client_->retrying([&] {
@@ -31,8 +33,15 @@ public:
             const ConsumerOptions moved = owner();
             log().warn("queue {}: slot {} moved to {}: following it there", options_.source.queue, slot_,
                        std::get<RedisOptions>(moved.source.connection).redacted());
-            reopen(moved);
-            return action();
+            try {
+                reopen(moved);  // opening on the new owner talks to it too
+                return action();
+            } catch (const QueueError& error) {
+                if (!client_->follow(error)) throw;
+                throw QueueError(std::string(error.what()) + " (slot " + std::to_string(slot_) +
+                                     " is still being handed over: retrying)",
+                                 true);
+            }
         });
     }
 
